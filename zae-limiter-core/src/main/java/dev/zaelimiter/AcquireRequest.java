@@ -1,0 +1,78 @@
+package dev.zaelimiter;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One call to rate-limit: who, on what, how much of which limits, and optionally limits that replace the stored
+ * configuration for this call only. Immutable; each method returns a new request.
+ *
+ * <pre>{@code
+ * AcquireRequest.of("user-1", "gpt-4").consume("rpm", 1).consume("tpm", 500)
+ * }</pre>
+ */
+public final class AcquireRequest {
+
+    private final String entityId;
+    private final String resource;
+    private final Map<String, Long> consume;
+    private final List<Limit> limits;
+
+    private AcquireRequest(String entityId, String resource, Map<String, Long> consume, List<Limit> limits) {
+        this.entityId = entityId;
+        this.resource = resource;
+        this.consume = consume;
+        this.limits = limits;
+    }
+
+    /** A request that consumes nothing yet; add amounts with {@link #consume}. */
+    public static AcquireRequest of(String entityId, String resource) {
+        return new AcquireRequest(entityId, resource, Map.of(), null);
+    }
+
+    /** This request, also consuming {@code amount} tokens of {@code limitName} (replacing an earlier amount). */
+    public AcquireRequest consume(String limitName, long amount) {
+        Map<String, Long> next = new LinkedHashMap<>(consume);
+        next.put(limitName, amount);
+        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits);
+    }
+
+    /** This request, consuming the given amounts in addition to those already set. */
+    public AcquireRequest consume(Map<String, Long> amounts) {
+        Map<String, Long> next = new LinkedHashMap<>(consume);
+        next.putAll(amounts);
+        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits);
+    }
+
+    /** This request, checked against {@code limits} instead of the stored configuration of the entity. */
+    public AcquireRequest limits(List<Limit> limits) {
+        return new AcquireRequest(entityId, resource, consume, List.copyOf(Objects.requireNonNull(limits, "limits")));
+    }
+
+    public String entityId() {
+        return entityId;
+    }
+
+    public String resource() {
+        return resource;
+    }
+
+    /** Tokens to consume per limit name, in the order they were added. */
+    public Map<String, Long> consume() {
+        return consume;
+    }
+
+    /** The per-call limits, or {@code null} when the stored configuration applies. */
+    public List<Limit> limits() {
+        return limits;
+    }
+
+    @Override
+    public String toString() {
+        return "AcquireRequest[" + entityId + " on " + resource + ", consume " + consume
+                + (limits == null ? "" : ", limits " + limits) + "]";
+    }
+}

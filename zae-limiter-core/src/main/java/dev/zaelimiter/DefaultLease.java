@@ -1,0 +1,189 @@
+package dev.zaelimiter;
+
+import dev.zaelimiter.resolution.Resolution;
+import dev.zaelimiter.store.BucketDebit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The lease of an admitted call: remembers what it took from each bucket so that it can adjust or give it back. */
+final class DefaultLease implements Lease {
+
+    private static final Logger log = LoggerFactory.getLogger(DefaultLease.class);
+
+    private final RateLimiter limiter;
+    private final List<BucketDebit> debits;
+    private final List<Map<String, Long>> takenMilli;
+    private final Resolution primary;
+    private final List<LimitStatus> statuses;
+    private boolean closed;
+
+    DefaultLease(RateLimiter limiter, List<BucketDebit> debits, Resolution primary, List<LimitStatus> statuses) {
+        this.limiter = limiter;
+        this.debits = debits;
+        this.primary = primary;
+        this.statuses = List.copyOf(statuses);
+        this.takenMilli = new ArrayList<>(debits.size());
+        for (BucketDebit debit : debits) {
+            takenMilli.add(new HashMap<>(debit.amountsMilli()));
+        }
+    }
+
+    static Lease unrecorded() {
+        return new DegradedLease();
+    }
+
+    @Override
+    public synchronized void adjust(String limitName, long amount) {
+        if (closed) {
+            throw new LeaseClosedException("adjust " + limitName);
+        }
+        Identifiers.limitName("limitName", limitName);
+        Limit limit = primary.limit(limitName);
+        if (limit == null) {
+            BucketDebit first = debits.get(0);
+            throw new UnknownLimitException(first.key().entityId(), first.key().resource(), limitName,
+                    primary.limits().stream().map(Limit::name).toList());
+        }
+        if (Math.abs(amount) > Limit.MAX_TOKENS) {
+            throw new ValidationException("amount", amount, "an adjustment is at most " + Limit.MAX_TOKENS
+                    + " tokens either way");
+        }
+        if (amount == 0) {
+            return;
+        }
+        long deltaMilli = amount * Limit.MILLI;
+        List<BucketDebit> changes = new ArrayList<>(debits.size());
+        List<Integer> touched = new ArrayList<>(debits.size());
+        for (int i = 0; i < debits.size(); i++) {
+            BucketDebit debit = debits.get(i);
+            if (debit.limits().stream().anyMatch(l -> l.name().equals(limitName))) {
+                changes.add(debit.withAmounts(Map.of(limitName, deltaMilli)));
+                touched.add(i);
+            }
+        }
+        if (write(changes, "adjust")) {
+            for (int i : touched) {
+                takenMilli.get(i).merge(limitName, deltaMilli, Long::sum);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void rollback() {
+        if (closed) {
+            throw new LeaseClosedException("roll back");
+        }
+        closed = true;
+        List<BucketDebit> refunds = new ArrayList<>(debits.size());
+        for (int i = 0; i < debits.size(); i++) {
+            Map<String, Long> refund = new HashMap<>();
+            takenMilli.get(i).forEach((name, milli) -> {
+                if (milli != 0) {
+                    refund.put(name, -milli);
+                }
+            });
+            if (!refund.isEmpty()) {
+                refunds.add(debits.get(i).withAmounts(refund));
+            }
+        }
+        write(refunds, "rollback");
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+    }
+
+    /** Applies {@code changes}; store failures follow the limiter's policy. Returns whether they were written. */
+    private boolean write(List<BucketDebit> changes, String what) {
+        if (changes.isEmpty()) {
+            return true;
+        }
+        try {
+            limiter.store().apply(changes, limiter.clock().millis());
+            return true;
+        } catch (StoreUnavailableException e) {
+            if (limiter.onUnavailable() == Unavailable.BLOCK) {
+                throw e;
+            }
+            log.warn("store unavailable, {} of lease on {} not recorded: {}", what, debits.get(0).key(),
+                    e.getMessage());
+            return false;
+        }
+    }
+
+    @Override
+    public List<String> overdrawn() {
+        BucketDebit first = debits.get(0);
+        return statuses.stream()
+                .filter(s -> s.entityId().equals(first.key().entityId()) && s.overdrawn())
+                .map(LimitStatus::limitName)
+                .toList();
+    }
+
+    @Override
+    public boolean bypassed() {
+        return debits.get(0).countOnly();
+    }
+
+    @Override
+    public boolean degraded() {
+        return false;
+    }
+
+    @Override
+    public List<LimitStatus> statuses() {
+        return statuses;
+    }
+
+    /** The lease of a call admitted while the store was unavailable: records nothing. */
+    private static final class DegradedLease implements Lease {
+
+        private boolean closed;
+
+        @Override
+        public synchronized void adjust(String limitName, long amount) {
+            if (closed) {
+                throw new LeaseClosedException("adjust " + limitName);
+            }
+        }
+
+        @Override
+        public synchronized void rollback() {
+            if (closed) {
+                throw new LeaseClosedException("roll back");
+            }
+            closed = true;
+        }
+
+        @Override
+        public synchronized void close() {
+            closed = true;
+        }
+
+        @Override
+        public List<String> overdrawn() {
+            return List.of();
+        }
+
+        @Override
+        public boolean bypassed() {
+            return false;
+        }
+
+        @Override
+        public boolean degraded() {
+            return true;
+        }
+
+        @Override
+        public List<LimitStatus> statuses() {
+            return List.of();
+        }
+    }
+}

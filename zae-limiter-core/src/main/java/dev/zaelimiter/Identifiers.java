@@ -1,0 +1,82 @@
+package dev.zaelimiter;
+
+/**
+ * The naming rules for entity ids, resource names and limit names. Each check raises a {@link ValidationException}
+ * that names the field and the rule it broke.
+ */
+public final class Identifiers {
+
+    /** The resource name that stands for "every resource" in entity-level configuration. */
+    public static final String DEFAULT_RESOURCE = "_default_";
+
+    static final int MAX_ENTITY_ID = 256;
+    static final int MAX_NAME = 64;
+    static final int MAX_RESOURCE = 256;
+
+    private Identifiers() {
+    }
+
+    /** Letters, digits and {@code _ . - : @}, starting with a letter or digit, at most 256 characters. */
+    public static String entityId(String field, String value) {
+        if (value == null || value.isEmpty()) {
+            throw new ValidationException(field, value, "an entity id is required");
+        }
+        if (value.length() > MAX_ENTITY_ID) {
+            throw new ValidationException(field, value, "an entity id is at most " + MAX_ENTITY_ID + " characters");
+        }
+        if (!isAsciiLetterOrDigit(value.charAt(0))) {
+            throw new ValidationException(field, value, "an entity id starts with a letter or a digit");
+        }
+        for (int i = 1; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (!isAsciiLetterOrDigit(c) && c != '_' && c != '.' && c != '-' && c != ':' && c != '@') {
+                throw new ValidationException(field, value,
+                        "an entity id may contain only letters, digits and _ . - : @ (found '" + c + "')");
+            }
+        }
+        return value;
+    }
+
+    /** Letters, digits and {@code _ . -}, starting with a letter, at most 64 characters. */
+    public static String limitName(String field, String value) {
+        return name(field, value, "a limit name", MAX_NAME, false);
+    }
+
+    /** As a limit name, plus {@code /}, at most 256 characters. */
+    public static String resource(String field, String value) {
+        return name(field, value, "a resource name", MAX_RESOURCE, true);
+    }
+
+    /** A resource name, or {@link #DEFAULT_RESOURCE} for entity-level configuration that covers every resource. */
+    public static String resourceOrDefault(String field, String value) {
+        return DEFAULT_RESOURCE.equals(value) ? value : resource(field, value);
+    }
+
+    private static String name(String field, String value, String what, int max, boolean slash) {
+        if (value == null || value.isEmpty()) {
+            throw new ValidationException(field, value, what + " is required");
+        }
+        if (value.length() > max) {
+            throw new ValidationException(field, value, what + " is at most " + max + " characters");
+        }
+        if (!isAsciiLetter(value.charAt(0))) {
+            throw new ValidationException(field, value, what + " starts with a letter");
+        }
+        for (int i = 1; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (!isAsciiLetterOrDigit(c) && c != '_' && c != '.' && c != '-' && !(slash && c == '/')) {
+                throw new ValidationException(field, value, what + " may contain only letters, digits and _ . -"
+                        + (slash ? " /" : "") + " (found '" + c + "')");
+            }
+        }
+        return value;
+    }
+
+    private static boolean isAsciiLetter(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    }
+
+    private static boolean isAsciiLetterOrDigit(char c) {
+        return isAsciiLetter(c) || (c >= '0' && c <= '9');
+    }
+}

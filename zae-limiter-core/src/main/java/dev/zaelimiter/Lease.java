@@ -1,0 +1,40 @@
+package dev.zaelimiter;
+
+import java.util.List;
+
+/**
+ * What an admitted {@link RateLimiter#acquire acquire} returns. The tokens are already taken when the lease exists;
+ * the lease lets the caller correct the amount later ({@link #adjust}) or give everything back ({@link #rollback}).
+ * Each effect is applied exactly once; after {@link #close()} or {@link #rollback()}, {@link #adjust} and
+ * {@link #rollback} raise {@link LeaseClosedException}. {@link #close()} itself may be called again.
+ */
+public interface Lease extends AutoCloseable {
+
+    /**
+     * Consumes {@code amount} more tokens of {@code limitName} (or gives them back, when negative) on every bucket
+     * the lease debited that has this limit. Never rejected; may put a balance into debt.
+     */
+    void adjust(String limitName, long amount);
+
+    /** Returns everything this lease took, adjustments included, and closes it. */
+    void rollback();
+
+    /** Ends the lease, keeping what it consumed. */
+    @Override
+    void close();
+
+    /** The soft limits of the entity that were in debt right after admission. */
+    List<String> overdrawn();
+
+    /** Whether the entity was admitted in {@link DisabledMode#BYPASS}, with no balance debited. */
+    boolean bypassed();
+
+    /**
+     * Whether the store was unavailable and the call was admitted under {@link Unavailable#ALLOW}: nothing was
+     * recorded, and {@link #adjust} and {@link #rollback} do nothing.
+     */
+    boolean degraded();
+
+    /** The status of every limit at admission, the entity's first, then its parent's when the call cascaded. */
+    List<LimitStatus> statuses();
+}

@@ -1,0 +1,66 @@
+package dev.zaelimiter;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A call was refused because at least one hard limit lacked the tokens. Carries the status of every limit checked,
+ * across the entity and, with cascade, its parent.
+ */
+public class RateLimitExceededException extends RateLimiterException {
+
+    private final List<LimitStatus> statuses;
+    private final Duration retryAfter;
+
+    public RateLimitExceededException(List<LimitStatus> statuses) {
+        super(message(statuses));
+        this.statuses = List.copyOf(statuses);
+        this.retryAfter = statuses.stream().filter(LimitStatus::exceeded).map(LimitStatus::retryAfter)
+                .max(Duration::compareTo).orElse(Duration.ZERO);
+    }
+
+    private static String message(List<LimitStatus> statuses) {
+        StringBuilder sb = new StringBuilder("rate limit exceeded:");
+        for (LimitStatus s : statuses) {
+            if (s.exceeded()) {
+                sb.append(' ').append(s.entityId()).append('/').append(s.resource()).append('/').append(s.limitName())
+                        .append(" (requested ").append(s.requested()).append(", available ").append(s.available())
+                        .append(", retry after ").append(s.retryAfter().toMillis()).append(" ms)");
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Every limit checked, in the order they were evaluated (the entity first, then its parent). */
+    public List<LimitStatus> statuses() {
+        return statuses;
+    }
+
+    /** The limits that refused the call. */
+    public List<LimitStatus> violations() {
+        return statuses.stream().filter(LimitStatus::exceeded).toList();
+    }
+
+    /** The limits that would have admitted the call, soft ones included. */
+    public List<LimitStatus> passed() {
+        return statuses.stream().filter(s -> !s.exceeded()).toList();
+    }
+
+    /** The longest wait among the violations: after it, every hard limit could admit the same request. */
+    public Duration retryAfter() {
+        return retryAfter;
+    }
+
+    /** A JSON-friendly form: the overall retry-after and the statuses split into violations and passed. */
+    public Map<String, Object> toMap() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        map.put("error", "rate_limit_exceeded");
+        map.put("message", getMessage());
+        map.put("retry_after_ms", retryAfter.toMillis());
+        map.put("violations", violations().stream().map(LimitStatus::toMap).toList());
+        map.put("passed", passed().stream().map(LimitStatus::toMap).toList());
+        return map;
+    }
+}

@@ -1,0 +1,322 @@
+package dev.zaelimiter;
+
+import dev.zaelimiter.algorithm.BucketMath;
+import dev.zaelimiter.algorithm.BucketState;
+import dev.zaelimiter.resolution.ConfigResolver;
+import dev.zaelimiter.resolution.Resolution;
+import dev.zaelimiter.store.AcquireResult;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.BucketSnapshot;
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.memory.InMemoryStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * The entry point: admits or refuses calls against the limits of an entity on a resource. Thread-safe; build one per
+ * store and share it.
+ *
+ * <pre>{@code
+ * RateLimiter limiter = RateLimiter.builder().build();          // in-memory store, system clock
+ * limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 100)));
+ * try (Lease lease = limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L))) {
+ *     // call the model
+ * }
+ * }</pre>
+ *
+ * <p>Each call validates its input, reads the configuration levels of the entity (one store call), resolves them,
+ * and hands the store one all-or-nothing debit covering the entity and, when it cascades, its parent.
+ */
+public final class RateLimiter {
+
+    private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
+
+    private final LimiterStore store;
+    private final Clock clock;
+    private final Unavailable onUnavailable;
+    private final RateLimiterAdmin admin;
+
+    private RateLimiter(Builder builder) {
+        this.store = builder.store != null ? builder.store : new InMemoryStore();
+        this.clock = builder.clock;
+        this.onUnavailable = builder.onUnavailable;
+        this.admin = new RateLimiterAdmin(store);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Consumes {@code consume} (tokens per limit name) for {@code entityId} on {@code resource}, or raises. */
+    public Lease acquire(String entityId, String resource, Map<String, Long> consume) {
+        return acquire(AcquireRequest.of(entityId, resource).consume(consume));
+    }
+
+    /**
+     * Consumes what {@code request} asks, all or nothing, across the entity and its parent when it cascades.
+     *
+     * @throws RateLimitExceededException     when a hard limit lacks the tokens; nothing is consumed
+     * @throws UnsatisfiableRequestException  when an amount exceeds a limit's capacity
+     * @throws ResourceDisabledException      when the resource is disabled for the entity or its cascade parent
+     * @throws NoLimitsConfiguredException    when no level defines limits
+     * @throws ValidationException            for malformed input
+     * @throws StoreUnavailableException      when the store fails and the policy is {@link Unavailable#BLOCK}
+     */
+    public Lease acquire(AcquireRequest request) {
+        Objects.requireNonNull(request, "request");
+        Plan plan;
+        AcquireResult result;
+        long now = clock.millis();
+        try {
+            plan = plan(request);
+            result = store.tryAcquire(plan.debits(), now);
+        } catch (StoreUnavailableException e) {
+            return degraded(e, request);
+        }
+        List<LimitStatus> statuses = statuses(plan, result.buckets(), result.admitted());
+        if (!result.admitted()) {
+            throw new RateLimitExceededException(statuses);
+        }
+        return new DefaultLease(this, plan.debits(), plan.primary(), statuses);
+    }
+
+    /**
+     * Acquires, runs {@code callable}, and closes the lease; when {@code callable} throws, rolls the lease back and
+     * rethrows.
+     */
+    public <T> T call(AcquireRequest request, Callable<T> callable) throws Exception {
+        Objects.requireNonNull(callable, "callable");
+        Lease lease = acquire(request);
+        T result;
+        try {
+            result = callable.call();
+        } catch (Throwable t) {
+            lease.rollback();
+            throw t;
+        }
+        lease.close();
+        return result;
+    }
+
+    /** Whether {@code consume} would be admitted now. Never consumes. */
+    public Availability checkAvailability(String entityId, String resource, Map<String, Long> consume) {
+        return checkAvailability(AcquireRequest.of(entityId, resource).consume(consume));
+    }
+
+    /** Whether {@code request} would be admitted now. Never consumes. */
+    public Availability checkAvailability(AcquireRequest request) {
+        Objects.requireNonNull(request, "request");
+        try {
+            Plan plan = plan(request);
+            List<BucketSnapshot> snapshots = store.peek(plan.debits(), clock.millis());
+            List<LimitStatus> statuses = statuses(plan, snapshots, false);
+            Duration wait = Duration.ZERO;
+            boolean allowed = true;
+            for (LimitStatus status : statuses) {
+                if (status.exceeded()) {
+                    allowed = false;
+                    wait = wait.compareTo(status.retryAfter()) >= 0 ? wait : status.retryAfter();
+                }
+            }
+            return new Availability(allowed, plan.primaryBypassed(), wait, statuses);
+        } catch (StoreUnavailableException e) {
+            if (onUnavailable == Unavailable.BLOCK) {
+                throw e;
+            }
+            log.warn("store unavailable, reporting {} as available: {}", request, e.getMessage());
+            return new Availability(true, false, Duration.ZERO, List.of());
+        }
+    }
+
+    /** Whole tokens available now per limit of {@code entityId} on {@code resource} (negative in debt). */
+    public Map<String, Long> available(String entityId, String resource) {
+        Plan plan = plan(AcquireRequest.of(entityId, resource));
+        BucketDebit primary = plan.debits().get(0);
+        BucketState state = store.peek(List.of(primary), clock.millis()).get(0).state();
+        Map<String, Long> available = new LinkedHashMap<>();
+        for (Limit limit : primary.limits()) {
+            available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limit.MILLI));
+        }
+        return available;
+    }
+
+    /** Entities, configuration levels and switches of the store this limiter uses. */
+    public RateLimiterAdmin admin() {
+        return admin;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    public LimiterStore store() {
+        return store;
+    }
+
+    Unavailable onUnavailable() {
+        return onUnavailable;
+    }
+
+    private Lease degraded(StoreUnavailableException e, AcquireRequest request) {
+        if (onUnavailable == Unavailable.BLOCK) {
+            throw e;
+        }
+        log.warn("store unavailable, admitting {} without recording it: {}", request, e.getMessage());
+        return DefaultLease.unrecorded();
+    }
+
+    // ---- planning: validation and resolution, before anything is written
+
+    /** The debits one call makes, the primary entity's resolution, and whether the primary is bypassed. */
+    record Plan(List<BucketDebit> debits, Resolution primary, boolean primaryBypassed) {
+    }
+
+    private Plan plan(AcquireRequest request) {
+        String entityId = Identifiers.entityId("entityId", request.entityId());
+        String resource = Identifiers.resource("resource", request.resource());
+        Map<String, Long> amounts = validateAmounts(request.consume());
+        List<Limit> override = request.limits() == null ? null : validateLimits("limits", request.limits());
+
+        Resolution primary = ConfigResolver.resolve(store.loadConfig(entityId, resource), override);
+        List<BucketDebit> debits = new ArrayList<>(2);
+        debits.add(debit(entityId, resource, primary, amounts, true));
+        if (primary.cascades()) {
+            Resolution parent = ConfigResolver.resolve(store.loadConfig(primary.parentId(), resource), null);
+            if (!parent.limits().isEmpty()) {
+                debits.add(debit(primary.parentId(), resource, parent, amounts, false));
+            } else if (parent.disabled() == DisabledMode.DISABLED) {
+                throw new ResourceDisabledException(primary.parentId(), resource);
+            }
+        }
+        return new Plan(debits, primary, primary.disabled() == DisabledMode.BYPASS);
+    }
+
+    /**
+     * The debit of one entity. The primary entity must have every limit the call names; a cascade parent is debited
+     * on the limits it shares with the call.
+     */
+    private static BucketDebit debit(String entityId, String resource, Resolution resolution, Map<String, Long> amounts,
+            boolean primary) {
+        if (resolution.disabled() == DisabledMode.DISABLED) {
+            throw new ResourceDisabledException(entityId, resource);
+        }
+        if (resolution.limits().isEmpty()) {
+            throw new NoLimitsConfiguredException(entityId, resource);
+        }
+        Map<String, Long> amountsMilli = new HashMap<>(amounts.size() * 2);
+        for (Map.Entry<String, Long> e : amounts.entrySet()) {
+            Limit limit = resolution.limit(e.getKey());
+            if (limit == null) {
+                if (primary) {
+                    throw new UnknownLimitException(entityId, resource, e.getKey(),
+                            resolution.limits().stream().map(Limit::name).toList());
+                }
+                continue;
+            }
+            if (e.getValue() > limit.capacity()) {
+                throw new UnsatisfiableRequestException(entityId, resource, limit.name(), limit.capacity(),
+                        e.getValue());
+            }
+            amountsMilli.put(e.getKey(), e.getValue() * Limit.MILLI);
+        }
+        return new BucketDebit(new BucketKey(entityId, resource), resolution.limits(), amountsMilli,
+                resolution.disabled() == DisabledMode.BYPASS, resolution.source().isDefault());
+    }
+
+    static Map<String, Long> validateAmounts(Map<String, Long> consume) {
+        for (Map.Entry<String, Long> e : consume.entrySet()) {
+            Identifiers.limitName("consume", e.getKey());
+            Long amount = e.getValue();
+            if (amount == null || amount < 0) {
+                throw new ValidationException("consume." + e.getKey(), amount, "an amount is zero or more");
+            }
+            if (amount > Limit.MAX_TOKENS) {
+                throw new ValidationException("consume." + e.getKey(), amount, "an amount is at most "
+                        + Limit.MAX_TOKENS);
+            }
+        }
+        return consume;
+    }
+
+    static List<Limit> validateLimits(String field, List<Limit> limits) {
+        if (limits == null || limits.isEmpty()) {
+            throw new ValidationException(field, limits, "at least one limit is required");
+        }
+        Set<String> names = new HashSet<>();
+        for (Limit limit : limits) {
+            if (limit == null) {
+                throw new ValidationException(field, limits, "a limit list cannot contain null");
+            }
+            if (!names.add(limit.name())) {
+                throw new ValidationException(field, limit.name(), "each limit name may appear only once");
+            }
+        }
+        return List.copyOf(limits);
+    }
+
+    static List<LimitStatus> statuses(Plan plan, List<BucketSnapshot> snapshots, boolean admitted) {
+        List<LimitStatus> statuses = new ArrayList<>();
+        for (int i = 0; i < plan.debits().size(); i++) {
+            BucketDebit debit = plan.debits().get(i);
+            BucketState state = snapshots.get(i).state();
+            for (Limit limit : debit.limits()) {
+                long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
+                long balance = state.balanceMilli(limit.name());
+                boolean exceeded = !admitted && !debit.countOnly() && !limit.isSoft() && amount > 0
+                        && balance < amount;
+                long wait = exceeded ? BucketMath.retryAfterMillis(balance, amount, limit.capacityMilli(),
+                        limit.refillAmountMilli(), limit.refillPeriodMillis(), state.lastRefillMillis()) : 0;
+                statuses.add(new LimitStatus(debit.key().entityId(), debit.key().resource(), limit.name(),
+                        limit.capacity(), Math.floorDiv(balance, Limit.MILLI), amount / Limit.MILLI, exceeded,
+                        limit.isSoft(), Duration.ofMillis(wait)));
+            }
+        }
+        return statuses;
+    }
+
+    /** Configures a {@link RateLimiter}. */
+    public static final class Builder {
+
+        private LimiterStore store;
+        private Clock clock = Clock.systemUTC();
+        private Unavailable onUnavailable = Unavailable.BLOCK;
+
+        private Builder() {
+        }
+
+        /** The store; an {@link InMemoryStore} when not set. */
+        public Builder store(LimiterStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /** The clock every time computation goes through; the system UTC clock when not set. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** What to do when the store fails; {@link Unavailable#BLOCK} when not set. */
+        public Builder onUnavailable(Unavailable onUnavailable) {
+            this.onUnavailable = Objects.requireNonNull(onUnavailable, "onUnavailable");
+            return this;
+        }
+
+        public RateLimiter build() {
+            return new RateLimiter(this);
+        }
+    }
+}

@@ -1,0 +1,230 @@
+package dev.zaelimiter;
+
+import dev.zaelimiter.store.ConfigScope;
+import dev.zaelimiter.store.LimiterStore;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+import static dev.zaelimiter.Identifiers.DEFAULT_RESOURCE;
+
+/**
+ * Manages what the limiter enforces: entities and their hierarchy, limits at each configuration level, disabled
+ * modes and cascade policies. Every method validates its arguments before it writes anything. Changes take effect
+ * on the next call.
+ */
+public final class RateLimiterAdmin {
+
+    private final LimiterStore store;
+    private final Object hierarchyLock = new Object();
+
+    RateLimiterAdmin(LimiterStore store) {
+        this.store = store;
+    }
+
+    // ---- entities
+
+    /** Creates a root entity with no name. */
+    public Entity createEntity(String entityId) {
+        return createEntity(Entity.of(entityId));
+    }
+
+    /**
+     * Creates {@code entity}.
+     *
+     * @throws EntityExistsException   when the id is taken
+     * @throws EntityNotFoundException when its parent does not exist
+     */
+    public Entity createEntity(Entity entity) {
+        Objects.requireNonNull(entity, "entity");
+        synchronized (hierarchyLock) {
+            if (entity.parentId() != null && store.getEntity(entity.parentId()).isEmpty()) {
+                throw new EntityNotFoundException(entity.parentId());
+            }
+            store.createEntity(entity);
+        }
+        return entity;
+    }
+
+    public Optional<Entity> getEntity(String entityId) {
+        return store.getEntity(Identifiers.entityId("entityId", entityId));
+    }
+
+    /**
+     * Deletes an entity record with its configuration and buckets.
+     *
+     * @throws EntityNotFoundException when there is no such entity
+     * @throws ValidationException     when other entities still name it as their parent
+     */
+    public void deleteEntity(String entityId) {
+        Identifiers.entityId("entityId", entityId);
+        synchronized (hierarchyLock) {
+            if (store.getEntity(entityId).isEmpty()) {
+                throw new EntityNotFoundException(entityId);
+            }
+            List<Entity> children = store.children(entityId);
+            if (!children.isEmpty()) {
+                throw new ValidationException("entityId", entityId, "the entity still has children "
+                        + children.stream().map(Entity::id).toList() + "; move them with setParent first");
+            }
+            store.deleteEntity(entityId);
+        }
+    }
+
+    /**
+     * Moves {@code entityId} under {@code parentId}, or to the root for {@code null}. Future cascading calls debit
+     * the new parent; what was debited before stays where it is.
+     *
+     * @return the updated entity
+     * @throws EntityNotFoundException when the entity or the new parent does not exist
+     * @throws ValidationException     when the move would make the entity its own ancestor
+     */
+    public Entity setParent(String entityId, String parentId) {
+        Identifiers.entityId("entityId", entityId);
+        if (parentId != null) {
+            Identifiers.entityId("parentId", parentId);
+        }
+        synchronized (hierarchyLock) {
+            Entity entity = store.getEntity(entityId).orElseThrow(() -> new EntityNotFoundException(entityId));
+            if (parentId != null) {
+                Set<String> seen = new HashSet<>();
+                String ancestor = parentId;
+                while (ancestor != null && seen.add(ancestor)) {
+                    if (ancestor.equals(entityId)) {
+                        throw new ValidationException("parentId", parentId, "'" + entityId
+                                + "' would become its own ancestor");
+                    }
+                    String current = ancestor;
+                    ancestor = store.getEntity(current).orElseThrow(() -> new EntityNotFoundException(current))
+                            .parentId();
+                }
+            }
+            Entity moved = entity.withParent(parentId);
+            store.updateEntity(moved);
+            return moved;
+        }
+    }
+
+    /** The entities whose parent is {@code parentId}, ordered by id. */
+    public List<Entity> children(String parentId) {
+        return store.children(Identifiers.entityId("parentId", parentId));
+    }
+
+    // ---- limits
+
+    /**
+     * Sets the limits of {@code entityId} on {@code resource} ({@value Identifiers#DEFAULT_RESOURCE} for every
+     * resource), replacing all limits that level had. The entity needs no record.
+     */
+    public void setLimits(String entityId, String resource, List<Limit> limits) {
+        store.putLimits(entityScope(entityId, resource), RateLimiter.validateLimits("limits", limits));
+    }
+
+    /** The limits set on exactly this level; empty when it sets none. */
+    public List<Limit> getLimits(String entityId, String resource) {
+        return orEmpty(store.getLevel(entityScope(entityId, resource)).limits());
+    }
+
+    public void deleteLimits(String entityId, String resource) {
+        store.putLimits(entityScope(entityId, resource), null);
+    }
+
+    /** Sets the limits every entity without its own gets on {@code resource}. */
+    public void setResourceDefaults(String resource, List<Limit> limits) {
+        store.putLimits(resourceScope(resource), RateLimiter.validateLimits("limits", limits));
+    }
+
+    public List<Limit> getResourceDefaults(String resource) {
+        return orEmpty(store.getLevel(resourceScope(resource)).limits());
+    }
+
+    public void deleteResourceDefaults(String resource) {
+        store.putLimits(resourceScope(resource), null);
+    }
+
+    /** Sets the limits that apply where no entity or resource level defines any. */
+    public void setSystemDefaults(List<Limit> limits) {
+        store.putLimits(ConfigScope.system(), RateLimiter.validateLimits("limits", limits));
+    }
+
+    public List<Limit> getSystemDefaults() {
+        return orEmpty(store.getLevel(ConfigScope.system()).limits());
+    }
+
+    public void deleteSystemDefaults() {
+        store.putLimits(ConfigScope.system(), null);
+    }
+
+    // ---- disabled modes
+
+    public void setResourceDisabled(String resource, DisabledMode mode) {
+        store.putDisabled(resourceScope(resource), Objects.requireNonNull(mode, "mode"));
+    }
+
+    public void clearResourceDisabled(String resource) {
+        store.putDisabled(resourceScope(resource), null);
+    }
+
+    /** The mode set on the resource level itself; empty when it inherits. */
+    public Optional<DisabledMode> getResourceDisabled(String resource) {
+        return Optional.ofNullable(store.getLevel(resourceScope(resource)).disabled());
+    }
+
+    /** Sets the mode of {@code entityId} on {@code resource} ({@value Identifiers#DEFAULT_RESOURCE}: every one). */
+    public void setEntityDisabled(String entityId, String resource, DisabledMode mode) {
+        store.putDisabled(entityScope(entityId, resource), Objects.requireNonNull(mode, "mode"));
+    }
+
+    public void clearEntityDisabled(String entityId, String resource) {
+        store.putDisabled(entityScope(entityId, resource), null);
+    }
+
+    public Optional<DisabledMode> getEntityDisabled(String entityId, String resource) {
+        return Optional.ofNullable(store.getLevel(entityScope(entityId, resource)).disabled());
+    }
+
+    // ---- cascade policies
+
+    /** Whether children cascade to their parents on {@code resource}, unless an entity-level policy says otherwise. */
+    public void setResourceCascade(String resource, boolean cascade) {
+        store.putCascade(resourceScope(resource), cascade);
+    }
+
+    public void clearResourceCascade(String resource) {
+        store.putCascade(resourceScope(resource), null);
+    }
+
+    public Optional<Boolean> getResourceCascade(String resource) {
+        return Optional.ofNullable(store.getLevel(resourceScope(resource)).cascade());
+    }
+
+    /** Whether {@code entityId} cascades on {@code resource} ({@value Identifiers#DEFAULT_RESOURCE}: every one). */
+    public void setEntityCascade(String entityId, String resource, boolean cascade) {
+        store.putCascade(entityScope(entityId, resource), cascade);
+    }
+
+    public void clearEntityCascade(String entityId, String resource) {
+        store.putCascade(entityScope(entityId, resource), null);
+    }
+
+    public Optional<Boolean> getEntityCascade(String entityId, String resource) {
+        return Optional.ofNullable(store.getLevel(entityScope(entityId, resource)).cascade());
+    }
+
+    private static ConfigScope entityScope(String entityId, String resource) {
+        return ConfigScope.entity(Identifiers.entityId("entityId", entityId),
+                Identifiers.resourceOrDefault("resource", resource));
+    }
+
+    private static ConfigScope resourceScope(String resource) {
+        return ConfigScope.resource(Identifiers.resource("resource", resource));
+    }
+
+    private static List<Limit> orEmpty(List<Limit> limits) {
+        return limits == null ? List.of() : new ArrayList<>(limits);
+    }
+}

@@ -1,0 +1,7 @@
+package dev.zaelimiter.store;
+
+import dev.zaelimiter.algorithm.BucketState;
+
+/** A bucket as a store saw it in one operation, refilled to that operation's instant. */
+public record BucketSnapshot(BucketKey key, BucketState state) {
+}

@@ -1,0 +1,79 @@
+package dev.zaelimiter.store;
+
+import dev.zaelimiter.DisabledMode;
+import dev.zaelimiter.Entity;
+import dev.zaelimiter.EntityExistsException;
+import dev.zaelimiter.EntityNotFoundException;
+import dev.zaelimiter.Limit;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where entities, configuration and buckets live. Implementations must be thread-safe, must raise
+ * {@link dev.zaelimiter.StoreUnavailableException} (and only that) for transport failures, and must pass the store
+ * contract test suite. Inputs arrive validated; instants are epoch milliseconds from the limiter's clock.
+ */
+public interface LimiterStore extends AutoCloseable {
+
+    // ---- configuration
+
+    /**
+     * Reads every level that decides {@code entityId} on {@code resource}, and the entity record, in one call. A
+     * store that caches must reflect its own writes at once.
+     */
+    ConfigSnapshot loadConfig(String entityId, String resource);
+
+    /** What one level sets; {@link LevelConfig#EMPTY} when it sets nothing. */
+    LevelConfig getLevel(ConfigScope scope);
+
+    /** Sets the limits of one level; {@code null} removes them. Other fields of the level are kept. */
+    void putLimits(ConfigScope scope, List<Limit> limits);
+
+    /** Sets the disabled mode of one level; {@code null} removes it. */
+    void putDisabled(ConfigScope scope, DisabledMode mode);
+
+    /** Sets the cascade policy of one level; {@code null} removes it. */
+    void putCascade(ConfigScope scope, Boolean cascade);
+
+    // ---- entities
+
+    /** Stores a new entity; raises {@link EntityExistsException} when the id is taken. */
+    void createEntity(Entity entity);
+
+    Optional<Entity> getEntity(String entityId);
+
+    /** Replaces an existing entity record; raises {@link EntityNotFoundException} when there is none. */
+    void updateEntity(Entity entity);
+
+    /**
+     * Removes an entity record with its configuration levels and buckets.
+     *
+     * @return whether there was a record
+     */
+    boolean deleteEntity(String entityId);
+
+    /** The entities whose parent is {@code parentId}. */
+    List<Entity> children(String parentId);
+
+    // ---- buckets
+
+    /**
+     * Refills every bucket of {@code debits} to {@code now} and, if every non-count-only debit is covered on its
+     * hard limits, applies all of them; otherwise applies none. A bucket that does not exist starts full.
+     */
+    AcquireResult tryAcquire(List<BucketDebit> debits, long now);
+
+    /**
+     * Applies {@code debits} unconditionally (adjustments and rollbacks): balances may go into debt, and a refund
+     * never lifts a balance above its capacity.
+     */
+    void apply(List<BucketDebit> debits, long now);
+
+    /** The buckets of {@code debits} refilled to {@code now}, without writing anything. */
+    List<BucketSnapshot> peek(List<BucketDebit> debits, long now);
+
+    @Override
+    default void close() {
+    }
+}
