@@ -42,6 +42,7 @@ public final class InMemoryStore implements LimiterStore {
     private final ConcurrentHashMap<String, Entity> entities = new ConcurrentHashMap<>();
     private final AtomicLong writesSinceSweep = new AtomicLong();
     private final AtomicBoolean sweeping = new AtomicBoolean();
+    private volatile long sweepInterval = MIN_SWEEP_INTERVAL;
 
     /** One bucket. Guarded by its own monitor; {@code retired} once evicted, so that late arrivals retry. */
     private static final class Cell {
@@ -213,10 +214,12 @@ public final class InMemoryStore implements LimiterStore {
 
     private void afterWrite(long now) {
         long writes = writesSinceSweep.incrementAndGet();
-        if (writes >= Math.max(MIN_SWEEP_INTERVAL, buckets.size()) && sweeping.compareAndSet(false, true)) {
+        if (writes >= sweepInterval && sweeping.compareAndSet(false, true)) {
             try {
                 writesSinceSweep.set(0);
                 evictIdle(now);
+                // a sweep costs one check per bucket: spacing sweeps by the survivors keeps that under one per write
+                sweepInterval = Math.max(MIN_SWEEP_INTERVAL, buckets.size());
             } finally {
                 sweeping.set(false);
             }

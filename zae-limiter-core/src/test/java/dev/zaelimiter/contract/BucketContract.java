@@ -1,0 +1,280 @@
+package dev.zaelimiter.contract;
+
+import dev.zaelimiter.AcquireRequest;
+import dev.zaelimiter.Availability;
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.LeaseClosedException;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.LimitStatus;
+import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.UnsatisfiableRequestException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Token buckets, leases and the configuration hierarchy, as every store must implement them. */
+public abstract class BucketContract extends StoreContractSupport {
+
+    @Test
+    void newBucketStartsFullAndRejectsOnceEmpty() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 3)));
+        for (int i = 0; i < 3; i++) {
+            limiter.acquire("user-1", "api", consume("rpm", 1)).close();
+        }
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", consume("rpm", 1)))
+                .isInstanceOf(RateLimitExceededException.class);
+    }
+
+    @Test
+    void refillIsContinuousAndRetryAfterIsExact() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        limiter.acquire("user-1", "api", consume("rpm", 60));
+        RateLimitExceededException e = catchExceeded(() -> limiter.acquire("user-1", "api", consume("rpm", 2)));
+        assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(2));
+        clock.advance(Duration.ofMillis(1999));
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", consume("rpm", 2)))
+                .isInstanceOf(RateLimitExceededException.class);
+        clock.advance(Duration.ofMillis(1));
+        limiter.acquire("user-1", "api", consume("rpm", 2));
+    }
+
+    @Test
+    void burstRaisesCapacityButNotRate() {
+        admin.setResourceDefaults("api", List.of(Limit.perSecond("rps", 2).withBurst(10)));
+        limiter.acquire("user-1", "api", consume("rps", 10));
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(limiter.available("user-1", "api")).containsEntry("rps", 2L);
+        clock.advance(Duration.ofHours(1));
+        assertThat(limiter.available("user-1", "api")).containsEntry("rps", 10L);
+    }
+
+    @Test
+    void severalLimitsAreAllOrNothing() {
+        admin.setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 10), Limit.perMinute("tpm", 1000)));
+        limiter.acquire("user-1", "gpt-4", consume("rpm", 1, "tpm", 900));
+        RateLimitExceededException e = catchExceeded(
+                () -> limiter.acquire("user-1", "gpt-4", consume("rpm", 1, "tpm", 200)));
+        assertThat(e.violations()).extracting(LimitStatus::limitName).containsExactly("tpm");
+        assertThat(e.passed()).extracting(LimitStatus::limitName).containsExactly("rpm");
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 9L).containsEntry("tpm", 100L);
+    }
+
+    @Test
+    void rejectionCarriesEveryStatusAndTheLongestWait() {
+        admin.setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 2), Limit.perHour("tph", 2)));
+        limiter.acquire("user-1", "gpt-4", consume("rpm", 2, "tph", 2));
+        RateLimitExceededException e = catchExceeded(
+                () -> limiter.acquire("user-1", "gpt-4", consume("rpm", 1, "tph", 1)));
+        assertThat(e.statuses()).hasSize(2);
+        assertThat(e.violations()).hasSize(2);
+        assertThat(e.retryAfter()).isEqualTo(Duration.ofMinutes(30));
+        LimitStatus rpm = e.statuses().stream().filter(s -> s.limitName().equals("rpm")).findFirst().orElseThrow();
+        assertThat(rpm).isEqualTo(new LimitStatus("user-1", "gpt-4", "rpm", 2, 0, 1, true, false,
+                Duration.ofSeconds(30)));
+        Map<String, Object> map = e.toMap();
+        assertThat(map).containsEntry("retry_after_ms", 1_800_000L);
+        assertThat((List<?>) map.get("violations")).hasSize(2);
+        assertThat((List<?>) map.get("passed")).isEmpty();
+    }
+
+    @Test
+    void rejectedCallConsumesNothing() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 5)));
+        limiter.acquire("user-1", "api", consume("rpm", 4));
+        catchExceeded(() -> limiter.acquire("user-1", "api", consume("rpm", 2)));
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 1L);
+    }
+
+    @Test
+    void leaseAdjustConsumesMoreOrGivesBackAndMayGoIntoDebt() {
+        admin.setResourceDefaults("gpt-4", List.of(Limit.perMinute("tpm", 1000)));
+        Lease lease = limiter.acquire("user-1", "gpt-4", consume("tpm", 500));
+        lease.adjust("tpm", -180);
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("tpm", 680L);
+        lease.adjust("tpm", 1000);
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("tpm", -320L);
+        lease.close();
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("tpm", 180L);
+    }
+
+    @Test
+    void rollbackReturnsEverythingExactlyOnce() {
+        admin.setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 10), Limit.perMinute("tpm", 1000)));
+        Lease lease = limiter.acquire("user-1", "gpt-4", consume("rpm", 1, "tpm", 500));
+        lease.adjust("tpm", 100);
+        limiter.acquire("user-1", "gpt-4", consume("tpm", 50)).close();
+        lease.rollback();
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 10L).containsEntry("tpm", 950L);
+        assertThatThrownBy(lease::rollback).isInstanceOf(LeaseClosedException.class);
+        assertThatThrownBy(() -> lease.adjust("tpm", 1)).isInstanceOf(LeaseClosedException.class);
+        lease.close();
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("tpm", 950L);
+    }
+
+    @Test
+    void refundNeverLiftsABalanceAboveCapacity() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 10)));
+        Lease lease = limiter.acquire("user-1", "api", consume("rpm", 5));
+        clock.advance(Duration.ofMinutes(5));
+        lease.rollback();
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 10L);
+    }
+
+    @Test
+    void closedLeaseRefusesAdjustAndRollbackButMayBeClosedAgain() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 10)));
+        Lease lease = limiter.acquire("user-1", "api", consume("rpm", 1));
+        lease.close();
+        lease.close();
+        assertThatThrownBy(() -> lease.adjust("rpm", 1)).isInstanceOf(LeaseClosedException.class);
+        assertThatThrownBy(lease::rollback).isInstanceOf(LeaseClosedException.class);
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 9L);
+    }
+
+    @Test
+    void callRollsBackWhenTheCallableThrows() throws Exception {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 10)));
+        AcquireRequest request = AcquireRequest.of("user-1", "api").consume("rpm", 3);
+        assertThatThrownBy(() -> limiter.call(request, () -> {
+            throw new IllegalStateException("boom");
+        })).isInstanceOf(IllegalStateException.class).hasMessage("boom");
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 10L);
+
+        assertThat(limiter.call(request, () -> "done")).isEqualTo("done");
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 7L);
+    }
+
+    @Test
+    void checkAvailabilityNeverConsumes() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 2)));
+        for (int i = 0; i < 5; i++) {
+            assertThat(limiter.checkAvailability("user-1", "api", consume("rpm", 2)).allowed()).isTrue();
+        }
+        limiter.acquire("user-1", "api", consume("rpm", 2));
+        Availability availability = limiter.checkAvailability("user-1", "api", consume("rpm", 1));
+        assertThat(availability.allowed()).isFalse();
+        assertThat(availability.retryAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(availability.statuses()).singleElement().satisfies(s -> {
+            assertThat(s.available()).isZero();
+            assertThat(s.exceeded()).isTrue();
+        });
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 0L);
+    }
+
+    @Test
+    void bucketsAreSeparatePerEntityAndPerResource() {
+        admin.setSystemDefaults(List.of(Limit.perMinute("rpm", 1)));
+        limiter.acquire("user-1", "a", consume("rpm", 1));
+        limiter.acquire("user-2", "a", consume("rpm", 1));
+        limiter.acquire("user-1", "b", consume("rpm", 1));
+        assertThatThrownBy(() -> limiter.acquire("user-1", "a", consume("rpm", 1)))
+                .isInstanceOf(RateLimitExceededException.class);
+    }
+
+    @Test
+    void hierarchyTakesTheFirstLevelThatDefinesLimitsWhole() {
+        admin.setSystemDefaults(List.of(Limit.perMinute("rpm", 1), Limit.perMinute("tpm", 1)));
+        admin.setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 2)));
+        admin.setLimits("user-1", "_default_", List.of(Limit.perMinute("rpm", 3)));
+        admin.setLimits("user-1", "gpt-4", List.of(Limit.perMinute("rpm", 4)));
+
+        assertThat(limiter.available("user-1", "gpt-4")).isEqualTo(Map.of("rpm", 4L));
+        assertThat(limiter.available("user-1", "claude")).isEqualTo(Map.of("rpm", 3L));
+        assertThat(limiter.available("user-2", "gpt-4")).isEqualTo(Map.of("rpm", 2L));
+        assertThat(limiter.available("user-2", "claude")).isEqualTo(Map.of("rpm", 1L, "tpm", 1L));
+
+        admin.deleteLimits("user-1", "gpt-4");
+        assertThat(limiter.available("user-1", "gpt-4")).isEqualTo(Map.of("rpm", 3L));
+        admin.deleteLimits("user-1", "_default_");
+        assertThat(limiter.available("user-1", "gpt-4")).isEqualTo(Map.of("rpm", 2L));
+        admin.deleteResourceDefaults("gpt-4");
+        assertThat(limiter.available("user-1", "gpt-4")).isEqualTo(Map.of("rpm", 1L, "tpm", 1L));
+    }
+
+    @Test
+    void perCallLimitsOverrideStoredConfigurationForThatCallOnly() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1)));
+        AcquireRequest generous = AcquireRequest.of("user-1", "api").consume("rpm", 3)
+                .limits(List.of(Limit.perMinute("rpm", 5)));
+        limiter.acquire(generous);
+        assertThat(limiter.available("user-1", "api")).as("stored capacity applies again").containsEntry("rpm", 1L);
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", consume("rpm", 3)))
+                .isInstanceOf(UnsatisfiableRequestException.class);
+        assertThat(admin.getResourceDefaults("api")).containsExactly(Limit.perMinute("rpm", 1));
+    }
+
+    @Test
+    void addedLimitStartsFullRemovedLimitDisappearsLoweredCapacityClips() {
+        admin.setLimits("user-1", "api", List.of(Limit.perMinute("rpm", 100)));
+        limiter.acquire("user-1", "api", consume("rpm", 10));
+        admin.setLimits("user-1", "api", List.of(Limit.perMinute("rpm", 50), Limit.perMinute("tpm", 1000)));
+        assertThat(limiter.available("user-1", "api")).isEqualTo(Map.of("rpm", 50L, "tpm", 1000L));
+        limiter.acquire("user-1", "api", consume("tpm", 400));
+        admin.setLimits("user-1", "api", List.of(Limit.perMinute("tpm", 1000)));
+        assertThat(limiter.available("user-1", "api")).isEqualTo(Map.of("tpm", 600L));
+    }
+
+    @Test
+    void configurationChangeIsSeenAtOnceByAnotherLimiterOnTheSameStore() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1)));
+        var other = newLimiter(store);
+        other.acquire("user-1", "api", consume("rpm", 1));
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1), Limit.perMinute("tpm", 10)));
+        other.acquire("user-1", "api", consume("tpm", 10));
+        assertThatThrownBy(() -> other.acquire("user-1", "api", consume("rpm", 1)))
+                .isInstanceOf(RateLimitExceededException.class);
+        admin.deleteResourceDefaults("api");
+        admin.setSystemDefaults(List.of(Limit.perMinute("rpm", 5)));
+        assertThat(other.available("user-1", "api")).isEqualTo(Map.of("rpm", 0L));
+    }
+
+    @Test
+    void clockGoingBackwardsRefillsNothingAndBreaksNothing() {
+        admin.setResourceDefaults("api", List.of(Limit.perSecond("rps", 10)));
+        limiter.acquire("user-1", "api", consume("rps", 10));
+        clock.advance(Duration.ofSeconds(-30));
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", consume("rps", 1)))
+                .isInstanceOf(RateLimitExceededException.class);
+        clock.advance(Duration.ofSeconds(30).plusMillis(100));
+        limiter.acquire("user-1", "api", consume("rps", 1));
+        assertThat(limiter.available("user-1", "api")).containsEntry("rps", 0L);
+    }
+
+    @Test
+    void zeroConsumeIsAdmittedEvenInDebt() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 10), Limit.perMinute("tpm", 100)));
+        Lease lease = limiter.acquire("user-1", "api", consume("rpm", 1, "tpm", 100));
+        lease.adjust("tpm", 50);
+        limiter.acquire("user-1", "api", consume("rpm", 1, "tpm", 0)).close();
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 8L).containsEntry("tpm", -50L);
+    }
+
+    @Test
+    void leaseReportsStatusesAfterTheDebit() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 10)));
+        Lease lease = limiter.acquire("user-1", "api", consume("rpm", 4));
+        assertThat(lease.statuses()).singleElement().satisfies(s -> {
+            assertThat(s.available()).isEqualTo(6);
+            assertThat(s.requested()).isEqualTo(4);
+            assertThat(s.exceeded()).isFalse();
+        });
+        assertThat(lease.bypassed()).isFalse();
+        assertThat(lease.degraded()).isFalse();
+        assertThat(lease.overdrawn()).isEmpty();
+    }
+
+    protected static RateLimitExceededException catchExceeded(Runnable call) {
+        try {
+            call.run();
+        } catch (RateLimitExceededException e) {
+            return e;
+        }
+        throw new AssertionError("expected RateLimitExceededException");
+    }
+}

@@ -1,0 +1,56 @@
+package dev.zaelimiter.store.memory;
+
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.testing.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What only the in-memory store does: evicting buckets that are full again. */
+class InMemoryStoreTest {
+
+    private final MutableClock clock = MutableClock.start();
+    private final InMemoryStore store = new InMemoryStore();
+    private final RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).build();
+
+    @Test
+    void evictsBucketsOnceTheyAreFullAndKeepsTheOthers() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        limiter.acquire("user-1", "api", Map.of("rpm", 1L));
+        limiter.acquire("user-2", "api", Map.of("rpm", 30L));
+        assertThat(store.bucketCount()).isEqualTo(2);
+
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(store.evictIdle(clock.millis())).isEqualTo(1);
+        assertThat(store.bucketCount()).isEqualTo(1);
+        assertThat(limiter.available("user-2", "api")).containsEntry("rpm", 31L);
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 60L);
+    }
+
+    @Test
+    void sweepsOnItsOwnAsWritesAccumulate() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perSecond("rps", 1)));
+        int calls = 200_000;
+        for (int i = 0; i < calls; i++) {
+            limiter.acquire("user-" + i, "api", Map.of("rps", 1L));
+            clock.advance(Duration.ofMillis(1));
+        }
+        assertThat(store.bucketCount()).as("only buckets touched in the last second or so remain")
+                .isLessThan(calls / 2);
+    }
+
+    @Test
+    void anEvictedBucketComesBackFull() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 2)));
+        limiter.acquire("user-1", "api", Map.of("rpm", 2L));
+        clock.advance(Duration.ofMinutes(1));
+        store.evictIdle(clock.millis());
+        limiter.acquire("user-1", "api", Map.of("rpm", 2L));
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 0L);
+    }
+}

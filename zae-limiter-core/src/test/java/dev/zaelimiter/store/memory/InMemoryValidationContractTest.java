@@ -1,0 +1,12 @@
+package dev.zaelimiter.store.memory;
+
+import dev.zaelimiter.contract.ValidationContract;
+import dev.zaelimiter.store.LimiterStore;
+
+class InMemoryValidationContractTest extends ValidationContract {
+
+    @Override
+    protected LimiterStore createStore() {
+        return new InMemoryStore();
+    }
+}
