@@ -206,7 +206,8 @@ public final class RateLimiter {
 
     /**
      * The debit of one entity. The primary entity must have every limit the call names; a cascade parent is debited
-     * on the limits it shares with the call.
+     * on the limits it shares with the call. An amount above a hard limit's capacity could never be admitted; soft
+     * limits and bypassed entities never consult the capacity, so they take any amount.
      */
     private static BucketDebit debit(String entityId, String resource, Resolution resolution, Map<String, Long> amounts,
             boolean primary) {
@@ -226,7 +227,7 @@ public final class RateLimiter {
                 }
                 continue;
             }
-            if (e.getValue() > limit.capacity()) {
+            if (e.getValue() > limit.capacity() && !limit.isSoft() && resolution.disabled() != DisabledMode.BYPASS) {
                 throw new UnsatisfiableRequestException(entityId, resource, limit.name(), limit.capacity(),
                         e.getValue());
             }

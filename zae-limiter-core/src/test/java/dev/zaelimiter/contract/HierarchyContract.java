@@ -138,7 +138,8 @@ public abstract class HierarchyContract extends StoreContractSupport {
 
         clock.advance(e.retryAfter());
         limiter.acquire(USER, RESOURCE, consume("rpm", 1));
-        assertThat(available(USER, "rpm")).isEqualTo(8);
+        assertThat(available(ORG, "rpm")).isZero();
+        assertThat(available(USER, "rpm")).as("refilled to 10 during the wait, then debited").isEqualTo(9);
     }
 
     @Test
@@ -428,11 +429,28 @@ public abstract class HierarchyContract extends StoreContractSupport {
                 .isInstanceOf(RateLimitExceededException.class);
 
         admin.setEntityDisabled(ORG, RESOURCE, DisabledMode.BYPASS);
-        Lease lease = limiter.acquire(USER, RESOURCE, consume("rpm", 3));
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("rpm", 1));
+        limiter.acquire(USER, RESOURCE, consume("rpm", 1));
 
         assertThat(lease.bypassed()).as("the child itself is enforced").isFalse();
-        assertThat(available(USER, "rpm")).isEqualTo(7);
+        assertThat(available(USER, "rpm")).isEqualTo(8);
         assertThat(available(ORG, "rpm")).isZero();
+    }
+
+    @Test
+    void bypassedParentDoesNotRefuseACostAboveItsCapacity() {
+        createParent(ORG);
+        createChild(USER, ORG, true);
+        admin.setLimits(ORG, RESOURCE, List.of(Limit.perMinute("rpm", 1)));
+        admin.setLimits(USER, RESOURCE, List.of(Limit.perMinute("rpm", 10)));
+        admin.setEntityDisabled(ORG, RESOURCE, DisabledMode.BYPASS);
+
+        // the parent checks nothing while bypassed (SPEC §3.8: admit, debit nothing), so its capacity cannot refuse
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("rpm", 3));
+
+        assertThat(lease.bypassed()).isFalse();
+        assertThat(available(USER, "rpm")).isEqualTo(7);
+        assertThat(available(ORG, "rpm")).isEqualTo(1);
     }
 
     @Test
