@@ -233,7 +233,7 @@ public final class RateLimiter {
             }
             amountsMilli.put(e.getKey(), e.getValue() * Limit.MILLI);
         }
-        return new BucketDebit(new BucketKey(entityId, resource), resolution.limits(), amountsMilli,
+        return new BucketDebit(new BucketKey(entityId, resource), resolution.bucketLimits(), amountsMilli,
                 resolution.disabled() == DisabledMode.BYPASS, resolution.source().isDefault());
     }
 

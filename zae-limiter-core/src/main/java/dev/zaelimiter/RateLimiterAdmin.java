@@ -4,11 +4,9 @@ import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.LimiterStore;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 import static dev.zaelimiter.Identifiers.DEFAULT_RESOURCE;
 
@@ -38,12 +36,13 @@ public final class RateLimiterAdmin {
      *
      * @throws EntityExistsException   when the id is taken
      * @throws EntityNotFoundException when its parent does not exist
+     * @throws ValidationException     when its parent is itself a child (hierarchies have two levels)
      */
     public Entity createEntity(Entity entity) {
         Objects.requireNonNull(entity, "entity");
         synchronized (hierarchyLock) {
-            if (entity.parentId() != null && store.getEntity(entity.parentId()).isEmpty()) {
-                throw new EntityNotFoundException(entity.parentId());
+            if (entity.parentId() != null) {
+                requireRootParent(entity.parentId());
             }
             store.createEntity(entity);
         }
@@ -77,11 +76,13 @@ public final class RateLimiterAdmin {
 
     /**
      * Moves {@code entityId} under {@code parentId}, or to the root for {@code null}. Future cascading calls debit
-     * the new parent; what was debited before stays where it is.
+     * the new parent; what was debited before stays where it is. Hierarchies have two levels, so the new parent
+     * must be a root and the entity must have no children of its own; this also rules out cycles.
      *
      * @return the updated entity
      * @throws EntityNotFoundException when the entity or the new parent does not exist
-     * @throws ValidationException     when the move would make the entity its own ancestor
+     * @throws ValidationException     when the move would make the entity its own parent, or a hierarchy deeper
+     *                                 than two levels
      */
     public Entity setParent(String entityId, String parentId) {
         Identifiers.entityId("entityId", entityId);
@@ -91,22 +92,31 @@ public final class RateLimiterAdmin {
         synchronized (hierarchyLock) {
             Entity entity = store.getEntity(entityId).orElseThrow(() -> new EntityNotFoundException(entityId));
             if (parentId != null) {
-                Set<String> seen = new HashSet<>();
-                String ancestor = parentId;
-                while (ancestor != null && seen.add(ancestor)) {
-                    if (ancestor.equals(entityId)) {
-                        throw new ValidationException("parentId", parentId, "'" + entityId
-                                + "' would become its own ancestor");
-                    }
-                    String current = ancestor;
-                    ancestor = store.getEntity(current).orElseThrow(() -> new EntityNotFoundException(current))
-                            .parentId();
+                if (parentId.equals(entityId)) {
+                    throw new ValidationException("parentId", parentId, "an entity cannot be its own parent");
+                }
+                requireRootParent(parentId);
+                List<Entity> children = store.children(entityId);
+                if (!children.isEmpty()) {
+                    throw new ValidationException("parentId", parentId, "'" + entityId + "' has children "
+                            + children.stream().map(Entity::id).toList()
+                            + " and hierarchies have two levels; move them first");
                 }
             }
             Entity moved = entity.withParent(parentId);
             store.updateEntity(moved);
             return moved;
         }
+    }
+
+    /** The entity {@code parentId}, which must exist and be a root. */
+    private Entity requireRootParent(String parentId) {
+        Entity parent = store.getEntity(parentId).orElseThrow(() -> new EntityNotFoundException(parentId));
+        if (parent.parentId() != null) {
+            throw new ValidationException("parentId", parentId, "'" + parentId + "' is itself a child of '"
+                    + parent.parentId() + "' and hierarchies have two levels; choose a root entity as parent");
+        }
+        return parent;
     }
 
     /** The entities whose parent is {@code parentId}, ordered by id. */

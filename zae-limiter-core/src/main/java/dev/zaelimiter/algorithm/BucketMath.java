@@ -36,7 +36,7 @@ public final class BucketMath {
         if (now <= last) {
             return balance;
         }
-        long added = credited(now - last, amount, period, gridRemainder(last, amount, period));
+        long added = credited(last, now, amount, period);
         long room = saturatedSubtract(capacity, balance);
         return added >= room ? capacity : balance + added;
     }
@@ -61,7 +61,7 @@ public final class BucketMath {
         }
         BigInteger[] qr = target.divideAndRemainder(BigInteger.valueOf(amount));
         BigInteger t = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
-        return t.bitLength() < 63 ? t.longValue() : NEVER;
+        return t.bitLength() < 64 && t.longValue() != NEVER ? t.longValue() : NEVER;
     }
 
     /** Adds {@code delta} (either sign) to {@code balance}, saturating, and never above {@code capacity}. */
@@ -87,15 +87,19 @@ public final class BucketMath {
         return r;
     }
 
-    /** {@code floor((elapsed * amount + rem) / period)}, exact, saturating at {@code Long.MAX_VALUE}. */
-    static long credited(long elapsed, long amount, long period, long rem) {
-        long hi = Math.multiplyHigh(elapsed, amount);
-        long lo = elapsed * amount;
-        if (hi == 0 && lo >= 0 && lo <= Long.MAX_VALUE - rem) {
-            return (lo + rem) / period;
+    /** Milli-tokens credited between {@code last} and {@code now} (later), exact, saturating at {@code Long.MAX_VALUE}. */
+    static long credited(long last, long now, long amount, long period) {
+        long rem = gridRemainder(last, amount, period);
+        long elapsed = now - last;
+        if (((now ^ last) & (now ^ elapsed)) >= 0) {
+            long hi = Math.multiplyHigh(elapsed, amount);
+            long lo = elapsed * amount;
+            if (hi == 0 && lo >= 0 && lo <= Long.MAX_VALUE - rem) {
+                return (lo + rem) / period;
+            }
         }
-        BigInteger exact = BigInteger.valueOf(elapsed).multiply(BigInteger.valueOf(amount))
-                .add(BigInteger.valueOf(rem)).divide(BigInteger.valueOf(period));
+        BigInteger exact = BigInteger.valueOf(now).subtract(BigInteger.valueOf(last))
+                .multiply(BigInteger.valueOf(amount)).add(BigInteger.valueOf(rem)).divide(BigInteger.valueOf(period));
         return exact.bitLength() < 64 ? exact.longValue() : Long.MAX_VALUE;
     }
 

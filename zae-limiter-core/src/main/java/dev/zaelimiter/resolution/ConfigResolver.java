@@ -21,10 +21,7 @@ public final class ConfigResolver {
     public static Resolution resolve(ConfigSnapshot snapshot, List<Limit> override) {
         LimitSource source;
         List<Limit> limits;
-        if (override != null) {
-            source = LimitSource.OVERRIDE;
-            limits = override;
-        } else if (snapshot.entityResource().limits() != null) {
+        if (snapshot.entityResource().limits() != null) {
             source = LimitSource.ENTITY_RESOURCE;
             limits = snapshot.entityResource().limits();
         } else if (snapshot.entityDefault().limits() != null) {
@@ -40,7 +37,15 @@ public final class ConfigResolver {
             source = LimitSource.NONE;
             limits = List.of();
         }
-        return new Resolution(limits, source, disabledMode(snapshot), cascadeParent(snapshot));
+        List<Limit> carried = List.of();
+        if (override != null) {
+            carried = limits.stream()
+                    .filter(stored -> override.stream().noneMatch(l -> l.name().equals(stored.name())))
+                    .toList();
+            limits = override;
+            source = LimitSource.OVERRIDE;
+        }
+        return new Resolution(limits, carried, source, disabledMode(snapshot), cascadeParent(snapshot));
     }
 
     /** Entity on the resource, then entity default, then resource; unset enforces. */

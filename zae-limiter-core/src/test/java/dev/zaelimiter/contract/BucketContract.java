@@ -210,6 +210,17 @@ public abstract class BucketContract extends StoreContractSupport {
     }
 
     @Test
+    void perCallLimitsCannotResetTheStoredLimitsTheyLeaveOut() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 5), Limit.perMinute("tpm", 100)));
+        limiter.acquire("user-1", "api", consume("rpm", 1, "tpm", 100));
+        limiter.acquire(AcquireRequest.of("user-1", "api").consume("rpm", 1)
+                .limits(List.of(Limit.perMinute("rpm", 5))));
+        assertThat(limiter.available("user-1", "api")).isEqualTo(Map.of("rpm", 3L, "tpm", 0L));
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(limiter.available("user-1", "api")).containsEntry("tpm", 50L);
+    }
+
+    @Test
     void addedLimitStartsFullRemovedLimitDisappearsLoweredCapacityClips() {
         admin.setLimits("user-1", "api", List.of(Limit.perMinute("rpm", 100)));
         limiter.acquire("user-1", "api", consume("rpm", 10));
