@@ -1,16 +1,31 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.schedule.CronPattern;
+
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * A named budget: a token bucket that holds at most {@link #capacity()} tokens and gets {@link #refillAmount()}
- * tokens back every {@link #refillPeriod()}, continuously. Immutable; every factory validates its arguments.
+ * A named budget. Immutable; every factory validates its arguments. A limit recovers in exactly one way:
+ * <ul>
+ *   <li>it <b>drips</b>: a token bucket of {@link #capacity()} tokens that gets {@link #refillAmount()} back every
+ *       {@link #refillPeriod()}, continuously ({@link #perMinute}, {@link #custom}, ...);</li>
+ *   <li>it <b>resets</b> on a calendar: the whole allowance comes back at each edge of a cron pattern
+ *       ({@link #quota});</li>
+ *   <li>it resets a fixed time after each caller's first admitted request ({@link #sessionQuota}).</li>
+ * </ul>
+ * A schedule ({@link #withSchedule}) changes capacity and refill in cron windows.
  *
  * <pre>{@code
  * Limit.perMinute("rpm", 100)                 // 100 per minute, burst 100
  * Limit.perMinute("tpm", 10_000).withBurst(20_000)
- * Limit.custom("jobs", 5, 1, Duration.ofSeconds(30)).soft()
+ * Limit.quota("monthly", 10_000, "0 0 1 * *", ZoneId.of("America/New_York"))
+ * Limit.perMinute("rpm", 1000).withSchedule(ScheduleEntry.scaled("* 9-17 * * MON-FRI", NEW_YORK, 0.5))
  * }</pre>
  */
 public final class Limit {
@@ -21,29 +36,105 @@ public final class Limit {
     /** Milli-tokens per token: all internal arithmetic is in milli-tokens. */
     public static final long MILLI = 1000L;
 
+    /** Returned by the {@code next...} methods when nothing is coming. */
+    public static final long NEVER = Long.MAX_VALUE;
+
+    private static final long MINUTE = 60_000L;
+
     private final String name;
     private final long capacity;
     private final long refillAmount;
     private final Duration refillPeriod;
-    private final long refillPeriodMillis;
     private final boolean soft;
+    private final List<ScheduleEntry> schedule;
+    private final CronPattern resetSchedule;
+    private final ZoneId resetZone;
+    private final Duration resetAfter;
 
-    private Limit(String name, long capacity, long refillAmount, Duration refillPeriod, boolean soft) {
-        this.name = Identifiers.limitName("limit name", name);
-        this.capacity = positiveTokens(name, "capacity", capacity);
-        this.refillAmount = positiveTokens(name, "refillAmount", refillAmount);
-        Objects.requireNonNull(refillPeriod, "refillPeriod");
-        if (refillPeriod.isNegative() || refillPeriod.toMillis() < 1) {
-            throw new ValidationException("limit " + name + " refillPeriod", refillPeriod,
-                    "the refill period must be at least one millisecond");
+    private final Parameters base;
+    private volatile ActiveAt activeCache;
+    private volatile NextAfter changeCache;
+    private volatile NextAfter resetCache;
+
+    /** The parameters in force at one instant, in milli-tokens and milliseconds; a quota's refill is zero. */
+    public record Parameters(long capacityMilli, long refillAmountMilli, long refillPeriodMillis) {
+
+        /** Whether tokens come back continuously. */
+        public boolean drips() {
+            return refillAmountMilli > 0;
         }
-        this.refillPeriod = refillPeriod;
-        this.refillPeriodMillis = refillPeriod.toMillis();
-        this.soft = soft;
     }
 
-    private static long positiveTokens(String name, String field, long value) {
-        if (value <= 0) {
+    private record ActiveAt(long minute, Parameters parameters) {
+    }
+
+    /** {@code next} is the answer for every query in {@code [from, next)}. */
+    private record NextAfter(long from, long next) {
+    }
+
+    private Limit(String name, long capacity, long refillAmount, Duration refillPeriod, boolean soft,
+            List<ScheduleEntry> schedule, CronPattern resetSchedule, ZoneId resetZone, Duration resetAfter) {
+        this.name = Identifiers.limitName("limit name", name);
+        this.capacity = tokens(name, "capacity", capacity, false);
+        this.refillAmount = tokens(name, "refillAmount", refillAmount, true);
+        this.soft = soft;
+        this.schedule = List.copyOf(schedule);
+        this.resetSchedule = resetSchedule;
+        this.resetZone = resetZone;
+        this.resetAfter = resetAfter;
+        boolean drips = refillAmount > 0;
+        boolean resets = resetSchedule != null || resetAfter != null;
+        if (drips) {
+            Objects.requireNonNull(refillPeriod, "refillPeriod");
+            if (refillPeriod.isNegative() || refillPeriod.toMillis() < 1) {
+                throw new ValidationException("limit " + name + " refillPeriod", refillPeriod,
+                        "the refill period must be at least one millisecond");
+            }
+        }
+        this.refillPeriod = drips ? refillPeriod : null;
+        if (drips && resets) {
+            throw new ValidationException("limit " + name, refillAmount, "a limit either drips (a refill amount)"
+                    + " or resets (a reset schedule or reset-after), never both; drop the refill amount of a quota");
+        }
+        if (!drips && !resets) {
+            throw new ValidationException("limit " + name + " refillAmount", refillAmount, "a limit with no refill"
+                    + " and no reset could never recover; give it a refill amount, or make it a quota");
+        }
+        if (resetAfter != null && (resetAfter.isNegative() || resetAfter.toMillis() < 1)) {
+            throw new ValidationException("limit " + name + " resetAfter", resetAfter,
+                    "the session length must be at least one millisecond");
+        }
+        if (resetSchedule != null && resetSchedule.nextEdge(Instant.EPOCH, resetZone).isEmpty()) {
+            throw new ValidationException("limit " + name + " reset schedule", resetSchedule.expression(),
+                    "the pattern never has a reset edge (it must stop matching at some point); write an instant"
+                            + " such as '0 0 * * *'");
+        }
+        checkOneZone();
+        for (ScheduleEntry entry : this.schedule) {
+            if (!drips && entry.refillPeriod() != null) {
+                throw new ValidationException("limit " + name + " schedule", entry.toString(), "a quota does not"
+                        + " drip, so its schedule entries set a capacity or a scale but no refill");
+            }
+        }
+        this.base = new Parameters(this.capacity * MILLI, this.refillAmount * MILLI,
+                drips ? refillPeriod.toMillis() : 0);
+    }
+
+    private void checkOneZone() {
+        ZoneId zone = resetZone;
+        for (ScheduleEntry entry : schedule) {
+            if (zone == null) {
+                zone = entry.zone();
+            } else if (!zone.equals(entry.zone())) {
+                throw new ValidationException("limit " + name + " schedule", entry.zone().getId(),
+                        "every schedule entry and reset of one limit uses the same time zone (" + zone.getId()
+                                + " here)");
+            }
+        }
+    }
+
+    private static long tokens(String name, String field, long value, boolean zeroAllowed) {
+        if (value < 0 || (value == 0 && !zeroAllowed)) {
             throw new ValidationException("limit " + name + " " + field, value, "must be greater than zero");
         }
         if (value > MAX_TOKENS) {
@@ -52,60 +143,104 @@ public final class Limit {
         return value;
     }
 
+    private Limit copy(long capacity, boolean soft, List<ScheduleEntry> schedule) {
+        return new Limit(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone,
+                resetAfter);
+    }
+
+    // ---- factories
+
     /** {@code rate} tokens per second; capacity {@code rate} unless {@link #withBurst(long)} raises it. */
     public static Limit perSecond(String name, long rate) {
-        return new Limit(name, rate, rate, Duration.ofSeconds(1), false);
+        return custom(name, rate, rate, Duration.ofSeconds(1));
     }
 
     /** {@code rate} tokens per minute; capacity {@code rate} unless {@link #withBurst(long)} raises it. */
     public static Limit perMinute(String name, long rate) {
-        return new Limit(name, rate, rate, Duration.ofMinutes(1), false);
+        return custom(name, rate, rate, Duration.ofMinutes(1));
     }
 
     /** {@code rate} tokens per hour; capacity {@code rate} unless {@link #withBurst(long)} raises it. */
     public static Limit perHour(String name, long rate) {
-        return new Limit(name, rate, rate, Duration.ofHours(1), false);
+        return custom(name, rate, rate, Duration.ofHours(1));
     }
 
     /** {@code rate} tokens per day; capacity {@code rate} unless {@link #withBurst(long)} raises it. */
     public static Limit perDay(String name, long rate) {
-        return new Limit(name, rate, rate, Duration.ofDays(1), false);
+        return custom(name, rate, rate, Duration.ofDays(1));
     }
 
-    /** A bucket of {@code capacity} tokens that gets {@code refillAmount} back every {@code refillPeriod}. */
+    /** A bucket of {@code capacity} tokens that gets {@code refillAmount} (more than zero) back every period. */
     public static Limit custom(String name, long capacity, long refillAmount, Duration refillPeriod) {
-        return new Limit(name, capacity, refillAmount, refillPeriod, false);
+        if (refillAmount == 0 && capacity > 0) {
+            throw new ValidationException("limit " + name + " refillAmount", refillAmount, "must be greater than"
+                    + " zero; a limit that only comes back at a reset is a quota (Limit.quota)");
+        }
+        return new Limit(name, capacity, refillAmount, refillPeriod, false, List.of(), null, null, null);
+    }
+
+    /**
+     * A calendar quota: {@code allowance} tokens that all come back at each edge of {@code cron} in {@code zone}
+     * (for {@code 0 0 1 * *}, midnight on the 1st), with no drip in between.
+     */
+    public static Limit quota(String name, long allowance, String cron, ZoneId zone) {
+        CronPattern pattern = CronPattern.parse("limit " + name + " reset schedule", cron);
+        return new Limit(name, allowance, 0, null, false, List.of(), pattern, Objects.requireNonNull(zone, "zone"),
+                null);
+    }
+
+    /** A session quota: {@code allowance} tokens for {@code resetAfter} from each caller's first admitted request. */
+    public static Limit sessionQuota(String name, long allowance, Duration resetAfter) {
+        return new Limit(name, allowance, 0, null, false, List.of(), null, null,
+                Objects.requireNonNull(resetAfter, "resetAfter"));
     }
 
     /** The same limit with another capacity (the largest burst); the refill rate is unchanged. */
     public Limit withBurst(long burst) {
-        return new Limit(name, burst, refillAmount, refillPeriod, soft);
+        return copy(burst, soft, schedule);
     }
 
     /** The same limit, metered but never rejecting: it may go into debt instead. */
     public Limit soft() {
-        return new Limit(name, capacity, refillAmount, refillPeriod, true);
+        return copy(capacity, true, schedule);
     }
 
     /** The same limit, enforced. */
     public Limit hard() {
-        return new Limit(name, capacity, refillAmount, refillPeriod, false);
+        return copy(capacity, false, schedule);
     }
+
+    /**
+     * The same limit with a schedule, replacing any earlier one. Entries are checked in order; the first whose window
+     * contains the current minute supplies the parameters, and none means the base values. All entries share one
+     * time zone.
+     */
+    public Limit withSchedule(ScheduleEntry... entries) {
+        return withSchedule(List.of(entries));
+    }
+
+    /** As {@link #withSchedule(ScheduleEntry...)}. */
+    public Limit withSchedule(List<ScheduleEntry> entries) {
+        return copy(capacity, soft, new ArrayList<>(entries));
+    }
+
+    // ---- accessors
 
     public String name() {
         return name;
     }
 
-    /** The most tokens the bucket holds, which is also the largest single request it can admit. */
+    /** The base capacity: the most tokens the bucket holds outside schedule windows (a quota's allowance). */
     public long capacity() {
         return capacity;
     }
 
-    /** Tokens returned every {@link #refillPeriod()}. */
+    /** Tokens returned every {@link #refillPeriod()}; zero for a quota. */
     public long refillAmount() {
         return refillAmount;
     }
 
+    /** The refill period, or {@code null} for a quota. */
     public Duration refillPeriod() {
         return refillPeriod;
     }
@@ -115,19 +250,134 @@ public final class Limit {
         return soft;
     }
 
+    /** The schedule entries, in order; empty when the limit is not scheduled. */
+    public List<ScheduleEntry> schedule() {
+        return schedule;
+    }
+
+    /** The reset pattern of a calendar quota. */
+    public Optional<CronPattern> resetSchedule() {
+        return Optional.ofNullable(resetSchedule);
+    }
+
+    /** The session length of a session quota. */
+    public Optional<Duration> resetAfter() {
+        return Optional.ofNullable(resetAfter);
+    }
+
+    /** Whether the allowance comes back at resets rather than continuously. */
+    public boolean isQuota() {
+        return refillAmount == 0;
+    }
+
+    /** The time zone of the schedule and reset, when the limit has either. */
+    public Optional<ZoneId> zone() {
+        if (resetZone != null) {
+            return Optional.of(resetZone);
+        }
+        return schedule.isEmpty() ? Optional.empty() : Optional.of(schedule.get(0).zone());
+    }
+
     /** {@link #capacity()} in milli-tokens. */
     public long capacityMilli() {
-        return capacity * MILLI;
+        return base.capacityMilli();
     }
 
     /** {@link #refillAmount()} in milli-tokens. */
     public long refillAmountMilli() {
-        return refillAmount * MILLI;
+        return base.refillAmountMilli();
     }
 
-    /** {@link #refillPeriod()} in whole milliseconds. */
+    /** {@link #refillPeriod()} in whole milliseconds; zero for a quota. */
     public long refillPeriodMillis() {
-        return refillPeriodMillis;
+        return base.refillPeriodMillis();
+    }
+
+    // ---- time-dependent parameters
+
+    /** The parameters in force during the minute that contains {@code epochMillis}. */
+    public Parameters parametersAt(long epochMillis) {
+        if (schedule.isEmpty()) {
+            return base;
+        }
+        long minute = Math.floorDiv(epochMillis, MINUTE);
+        ActiveAt cached = activeCache;
+        if (cached != null && cached.minute() == minute) {
+            return cached.parameters();
+        }
+        Parameters parameters = base;
+        Instant instant = Instant.ofEpochMilli(epochMillis);
+        for (ScheduleEntry entry : schedule) {
+            if (entry.cron().matches(instant, entry.zone())) {
+                parameters = apply(entry);
+                break;
+            }
+        }
+        activeCache = new ActiveAt(minute, parameters);
+        return parameters;
+    }
+
+    private Parameters apply(ScheduleEntry entry) {
+        if (entry.isScaled()) {
+            return new Parameters(scale(base.capacityMilli(), entry.scale()),
+                    base.drips() ? scale(base.refillAmountMilli(), entry.scale()) : 0, base.refillPeriodMillis());
+        }
+        return new Parameters(entry.capacity() * MILLI,
+                entry.refillPeriod() != null ? entry.refillAmount() * MILLI : base.refillAmountMilli(),
+                entry.refillPeriod() != null ? entry.refillPeriod().toMillis() : base.refillPeriodMillis());
+    }
+
+    private static long scale(long milli, double scale) {
+        double scaled = Math.rint(milli * scale);
+        return (long) Math.max(1, Math.min(scaled, MAX_TOKENS * MILLI));
+    }
+
+    /** The largest capacity the limit has in any window, in milli-tokens: a request above it can never pass. */
+    public long maxCapacityMilli() {
+        long max = base.capacityMilli();
+        for (ScheduleEntry entry : schedule) {
+            max = Math.max(max, apply(entry).capacityMilli());
+        }
+        return max;
+    }
+
+    /**
+     * The first instant after {@code epochMillis} at which a schedule window opens or closes, so that the
+     * parameters may change; {@link #NEVER} for an unscheduled limit.
+     */
+    public long nextChangeAfter(long epochMillis) {
+        if (schedule.isEmpty()) {
+            return NEVER;
+        }
+        NextAfter cached = changeCache;
+        if (cached != null && epochMillis >= cached.from() && epochMillis < cached.next()) {
+            return cached.next();
+        }
+        long next = NEVER;
+        Instant after = Instant.ofEpochMilli(epochMillis);
+        for (ScheduleEntry entry : schedule) {
+            long change = entry.cron().nextChange(after, entry.zone()).map(Instant::toEpochMilli).orElse(NEVER);
+            next = Math.min(next, change);
+        }
+        changeCache = new NextAfter(epochMillis, next);
+        return next;
+    }
+
+    /**
+     * The first reset edge of a calendar quota strictly after {@code epochMillis}; {@link #NEVER} for other limits.
+     */
+    public long nextResetAfter(long epochMillis) {
+        if (resetSchedule == null) {
+            return NEVER;
+        }
+        NextAfter cached = resetCache;
+        if (cached != null && epochMillis >= cached.from() && epochMillis < cached.next()) {
+            return cached.next();
+        }
+        long next = resetSchedule.nextEdge(Instant.ofEpochMilli(epochMillis), resetZone)
+                .map(Instant::toEpochMilli).orElse(NEVER);
+        resetCache = new NextAfter(epochMillis, next);
+        return next;
     }
 
     @Override
@@ -136,18 +386,37 @@ public final class Limit {
                 && name.equals(other.name)
                 && capacity == other.capacity
                 && refillAmount == other.refillAmount
-                && refillPeriod.equals(other.refillPeriod)
-                && soft == other.soft;
+                && Objects.equals(refillPeriod, other.refillPeriod)
+                && soft == other.soft
+                && schedule.equals(other.schedule)
+                && Objects.equals(resetSchedule, other.resetSchedule)
+                && Objects.equals(resetZone, other.resetZone)
+                && Objects.equals(resetAfter, other.resetAfter);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, capacity, refillAmount, refillPeriod, soft);
+        return Objects.hash(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone,
+                resetAfter);
     }
 
     @Override
     public String toString() {
-        return "Limit[" + name + ": " + refillAmount + " per " + refillPeriod + ", capacity " + capacity
-                + (soft ? ", soft" : "") + "]";
+        StringBuilder sb = new StringBuilder("Limit[").append(name).append(": ");
+        if (resetSchedule != null) {
+            sb.append(capacity).append(" quota, resets \"").append(resetSchedule.expression()).append("\" ")
+                    .append(resetZone);
+        } else if (resetAfter != null) {
+            sb.append(capacity).append(" per session of ").append(resetAfter);
+        } else {
+            sb.append(refillAmount).append(" per ").append(refillPeriod).append(", capacity ").append(capacity);
+        }
+        if (soft) {
+            sb.append(", soft");
+        }
+        if (!schedule.isEmpty()) {
+            sb.append(", schedule ").append(schedule);
+        }
+        return sb.append(']').toString();
     }
 }

@@ -1,6 +1,5 @@
 package dev.zaelimiter;
 
-import dev.zaelimiter.algorithm.BucketMath;
 import dev.zaelimiter.algorithm.BucketState;
 import dev.zaelimiter.resolution.ConfigResolver;
 import dev.zaelimiter.resolution.Resolution;
@@ -15,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -227,11 +227,13 @@ public final class RateLimiter {
                 }
                 continue;
             }
-            if (e.getValue() > limit.capacity() && !limit.isSoft() && resolution.disabled() != DisabledMode.BYPASS) {
-                throw new UnsatisfiableRequestException(entityId, resource, limit.name(), limit.capacity(),
-                        e.getValue());
+            long amountMilli = e.getValue() * Limit.MILLI;
+            if (amountMilli > limit.maxCapacityMilli() && !limit.isSoft()
+                    && resolution.disabled() != DisabledMode.BYPASS) {
+                throw new UnsatisfiableRequestException(entityId, resource, limit.name(),
+                        limit.maxCapacityMilli() / Limit.MILLI, e.getValue());
             }
-            amountsMilli.put(e.getKey(), e.getValue() * Limit.MILLI);
+            amountsMilli.put(e.getKey(), amountMilli);
         }
         return new BucketDebit(new BucketKey(entityId, resource), resolution.bucketLimits(), amountsMilli,
                 resolution.disabled() == DisabledMode.BYPASS, resolution.source().isDefault());
@@ -257,12 +259,21 @@ public final class RateLimiter {
             throw new ValidationException(field, limits, "at least one limit is required");
         }
         Set<String> names = new HashSet<>();
+        ZoneId zone = null;
         for (Limit limit : limits) {
             if (limit == null) {
                 throw new ValidationException(field, limits, "a limit list cannot contain null");
             }
             if (!names.add(limit.name())) {
                 throw new ValidationException(field, limit.name(), "each limit name may appear only once");
+            }
+            ZoneId own = limit.zone().orElse(null);
+            if (zone == null) {
+                zone = own;
+            } else if (own != null && !own.equals(zone)) {
+                throw new ValidationException(field, limit.name(), "the scheduled limits of one configuration level"
+                        + " share one time zone, but '" + limit.name() + "' uses " + own + " and another uses " + zone
+                        + "; put limits that follow another zone on a separate resource");
             }
         }
         return List.copyOf(limits);
@@ -278,10 +289,10 @@ public final class RateLimiter {
                 long balance = state.balanceMilli(limit.name());
                 boolean exceeded = !admitted && !debit.countOnly() && !limit.isSoft() && amount > 0
                         && balance < amount;
-                long wait = exceeded ? BucketMath.retryAfterMillis(balance, amount, limit.capacityMilli(),
-                        limit.refillAmountMilli(), limit.refillPeriodMillis(), state.lastRefillMillis()) : 0;
+                long wait = exceeded ? state.retryAfterMillis(limit, amount) : 0;
                 statuses.add(new LimitStatus(debit.key().entityId(), debit.key().resource(), limit.name(),
-                        limit.capacity(), Math.floorDiv(balance, Limit.MILLI), amount / Limit.MILLI, exceeded,
+                        limit.parametersAt(state.lastRefillMillis()).capacityMilli() / Limit.MILLI,
+                        Math.floorDiv(balance, Limit.MILLI), amount / Limit.MILLI, exceeded,
                         limit.isSoft(), Duration.ofMillis(wait)));
             }
         }

@@ -2,6 +2,7 @@ package dev.zaelimiter.algorithm;
 
 import dev.zaelimiter.Limit;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,34 +20,53 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
         limits = Map.copyOf(limits);
     }
 
-    /** A new bucket: every limit full, nothing consumed. */
+    /** A new bucket: every limit full at the capacity in force at {@code now}, nothing consumed. */
     public static BucketState fresh(List<Limit> limits, long now) {
         Map<String, LimitState> states = new HashMap<>(limits.size() * 2);
         for (Limit limit : limits) {
-            states.put(limit.name(), new LimitState(limit.capacityMilli(), 0));
+            states.put(limit.name(), new LimitState(limit.parametersAt(now).capacityMilli(), 0));
         }
         return new BucketState(now, states);
     }
 
     /**
-     * This bucket refilled to {@code now} under {@code limits}: a limit the bucket lacks starts full, a limit that
-     * {@code limits} no longer has is dropped, a balance above a lowered capacity is clipped. A {@code now} earlier
-     * than {@link #lastRefillMillis()} refills nothing and keeps the later instant.
+     * This bucket brought to {@code now} under {@code limits}, with the parameters each limit has at {@code now}:
+     * a dripping limit refills, a calendar quota whose reset edge passed since the last refill starts over full
+     * (once, however many edges passed), a session quota whose session ended starts over full. A limit the bucket
+     * lacks starts full, a limit that {@code limits} no longer has is dropped, a balance above the capacity in
+     * force is clipped. A {@code now} earlier than {@link #lastRefillMillis()} refills and resets nothing and keeps
+     * the later instant.
      */
     public BucketState refilled(List<Limit> limits, long now) {
         Map<String, LimitState> states = new HashMap<>(limits.size() * 2);
         for (Limit limit : limits) {
             LimitState old = this.limits.get(limit.name());
+            Limit.Parameters p = limit.parametersAt(Math.max(now, lastRefillMillis));
+            LimitState next;
             if (old == null) {
-                states.put(limit.name(), new LimitState(limit.capacityMilli(), 0));
+                next = new LimitState(p.capacityMilli(), 0);
+            } else if (p.drips()) {
+                long balance = BucketMath.refill(old.balanceMilli(), p.capacityMilli(), p.refillAmountMilli(),
+                        p.refillPeriodMillis(), lastRefillMillis, now);
+                next = balance == old.balanceMilli() ? old
+                        : new LimitState(balance, old.consumedMilli(), old.windowStartMillis());
+            } else if (now > lastRefillMillis && limit.nextResetAfter(lastRefillMillis) <= now) {
+                next = new LimitState(p.capacityMilli(), old.consumedMilli());
+            } else if (old.inWindow() && now >= sessionEnd(limit, old)) {
+                next = new LimitState(p.capacityMilli(), old.consumedMilli());
+            } else if (old.balanceMilli() > p.capacityMilli()) {
+                next = new LimitState(p.capacityMilli(), old.consumedMilli(), old.windowStartMillis());
             } else {
-                long balance = BucketMath.refill(old.balanceMilli(), limit.capacityMilli(), limit.refillAmountMilli(),
-                        limit.refillPeriodMillis(), lastRefillMillis, now);
-                states.put(limit.name(), balance == old.balanceMilli() ? old : new LimitState(balance,
-                        old.consumedMilli()));
+                next = old;
             }
+            states.put(limit.name(), next);
         }
         return new BucketState(Math.max(lastRefillMillis, now), states);
+    }
+
+    private static long sessionEnd(Limit limit, LimitState state) {
+        Duration length = limit.resetAfter().orElse(null);
+        return length == null ? Long.MAX_VALUE : BucketMath.saturatedAdd(state.windowStartMillis(), length.toMillis());
     }
 
     /** Whether every hard limit in {@code limits} holds what {@code amountsMilli} asks of it. Soft limits pass. */
@@ -67,44 +87,51 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
     }
 
     /**
-     * Takes {@code amountsMilli} from the balances, unchecked, and counts it as consumed. With {@code countOnly}
-     * (a bypassed entity) the balances stay as they are and only consumption is counted. Names the bucket does not
-     * hold are ignored.
+     * Takes {@code amountsMilli} from the balances, unchecked, and counts it as consumed; a session quota that is
+     * consumed outside a session starts one now. With {@code countOnly} (a bypassed entity) the balances stay as
+     * they are and only consumption is counted. Names the bucket does not hold are ignored.
      */
-    public BucketState debited(Map<String, Long> amountsMilli, boolean countOnly) {
-        Map<String, LimitState> states = new HashMap<>(limits);
-        for (Map.Entry<String, Long> e : amountsMilli.entrySet()) {
-            LimitState old = states.get(e.getKey());
-            if (old != null && e.getValue() != 0) {
-                long amount = e.getValue();
-                long balance = countOnly ? old.balanceMilli() : BucketMath.saturatedSubtract(old.balanceMilli(), amount);
-                states.put(e.getKey(), new LimitState(balance, BucketMath.saturatedAdd(old.consumedMilli(), amount)));
+    public BucketState debited(List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly) {
+        Map<String, LimitState> states = new HashMap<>(this.limits);
+        for (Limit limit : limits) {
+            LimitState old = states.get(limit.name());
+            long amount = amountsMilli.getOrDefault(limit.name(), 0L);
+            if (old == null || amount == 0) {
+                continue;
             }
+            long balance = countOnly ? old.balanceMilli() : BucketMath.saturatedSubtract(old.balanceMilli(), amount);
+            long window = old.windowStartMillis();
+            if (!countOnly && amount > 0 && window == LimitState.NO_WINDOW && limit.resetAfter().isPresent()) {
+                window = lastRefillMillis;
+            }
+            states.put(limit.name(), new LimitState(balance, BucketMath.saturatedAdd(old.consumedMilli(), amount),
+                    window));
         }
         return new BucketState(lastRefillMillis, states);
     }
 
     /**
      * Like {@link #debited}, for later corrections: a negative amount gives tokens back, but never lifts a balance
-     * above its limit's capacity.
+     * above the capacity in force.
      */
     public BucketState adjusted(List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly) {
-        BucketState debited = debited(amountsMilli, countOnly);
+        BucketState debited = debited(limits, amountsMilli, countOnly);
         Map<String, LimitState> states = new HashMap<>(debited.limits);
         for (Limit limit : limits) {
             LimitState state = states.get(limit.name());
-            if (state != null && state.balanceMilli() > limit.capacityMilli()) {
-                states.put(limit.name(), new LimitState(limit.capacityMilli(), state.consumedMilli()));
+            long capacity = limit.parametersAt(lastRefillMillis).capacityMilli();
+            if (state != null && state.balanceMilli() > capacity) {
+                states.put(limit.name(), new LimitState(capacity, state.consumedMilli(), state.windowStartMillis()));
             }
         }
         return new BucketState(lastRefillMillis, states);
     }
 
-    /** Whether every limit is at its capacity, so that the bucket is indistinguishable from a fresh one. */
+    /** Whether every limit is at the capacity in force, so that the bucket is indistinguishable from a fresh one. */
     public boolean isFull(List<Limit> limits) {
         for (Limit limit : limits) {
             LimitState state = this.limits.get(limit.name());
-            if (state == null || state.balanceMilli() < limit.capacityMilli()) {
+            if (state == null || state.balanceMilli() < limit.parametersAt(lastRefillMillis).capacityMilli()) {
                 return false;
             }
         }
@@ -115,5 +142,38 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
     public long balanceMilli(String name) {
         LimitState state = limits.get(name);
         return state == null ? 0 : state.balanceMilli();
+    }
+
+    /**
+     * Milliseconds from {@link #lastRefillMillis()} until {@code limit} could cover {@code needMilli}, walking the
+     * schedule: a dripping limit waits for its refill, but never past the next window boundary, where its parameters
+     * change; a quota waits for its next reset. {@link BucketMath#NEVER} when {@code needMilli} exceeds every
+     * capacity the limit has.
+     */
+    public long retryAfterMillis(Limit limit, long needMilli) {
+        long now = lastRefillMillis;
+        LimitState state = limits.get(limit.name());
+        long balance = state == null ? 0 : state.balanceMilli();
+        if (balance >= needMilli) {
+            return 0;
+        }
+        if (needMilli > limit.maxCapacityMilli()) {
+            return BucketMath.NEVER;
+        }
+        Limit.Parameters p = limit.parametersAt(now);
+        long wait = BucketMath.NEVER;
+        if (p.drips()) {
+            wait = BucketMath.retryAfterMillis(balance, needMilli, p.capacityMilli(), p.refillAmountMilli(),
+                    p.refillPeriodMillis(), now);
+        } else if (limit.resetSchedule().isPresent()) {
+            wait = untilAfter(limit.nextResetAfter(now), now);
+        } else if (state != null && state.inWindow()) {
+            wait = Math.max(0, untilAfter(sessionEnd(limit, state), now));
+        }
+        return Math.min(wait, untilAfter(limit.nextChangeAfter(now), now));
+    }
+
+    private static long untilAfter(long instant, long now) {
+        return instant == Limit.NEVER ? BucketMath.NEVER : BucketMath.saturatedSubtract(instant, now);
     }
 }

@@ -142,7 +142,7 @@ public final class InMemoryStore implements LimiterStore {
                 BucketDebit debit = debits.get(i);
                 BucketState state = refilled[i];
                 if (admitted) {
-                    state = state.debited(debit.amountsMilli(), debit.countOnly());
+                    state = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly());
                     store(cells[i], state, debit.limits());
                 }
                 snapshots.add(new BucketSnapshot(debit.key(), state));
