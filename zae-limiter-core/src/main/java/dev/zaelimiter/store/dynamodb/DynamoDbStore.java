@@ -1,0 +1,446 @@
+package dev.zaelimiter.store.dynamodb;
+
+import dev.zaelimiter.DisabledMode;
+import dev.zaelimiter.Entity;
+import dev.zaelimiter.EntityExistsException;
+import dev.zaelimiter.EntityNotFoundException;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.store.AcquireResult;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketSnapshot;
+import dev.zaelimiter.store.ConfigScope;
+import dev.zaelimiter.store.ConfigSnapshot;
+import dev.zaelimiter.store.LevelConfig;
+import dev.zaelimiter.store.LimiterStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DeleteRequest;
+import software.amazon.awssdk.services.dynamodb.model.GlobalSecondaryIndex;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
+import software.amazon.awssdk.services.dynamodb.model.Projection;
+import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+import static dev.zaelimiter.Identifiers.DEFAULT_RESOURCE;
+
+/**
+ * A {@link LimiterStore} on one DynamoDB table, shared by every process that uses the same table and namespace.
+ *
+ * <ul>
+ *   <li>All limits of one entity on one resource live in one item, so an admitted call in steady state is exactly
+ *       one conditional {@code UpdateItem} that debits every limit with {@code ADD}, guarded by each limit's floor
+ *       and by the item's configuration stamp and deadline: 1 write unit, no reads.</li>
+ *   <li>When the guard fails (the stored balance, last refilled earlier, looks short; the configuration changed;
+ *       the deadline passed), the slow path reads the item, refills it here and writes it back conditioned on its
+ *       version, or rejects without writing.</li>
+ *   <li>Configuration is cached per process for {@code stampTtl} and read in one {@code BatchGetItem} on a miss.</li>
+ *   <li>A cascade writes the child and the parent in parallel and refunds one when the other is refused
+ *       ({@link CascadeWrite#COMPENSATING}), or uses one transaction ({@link CascadeWrite#TRANSACTIONAL}).</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * DynamoDbStore store = DynamoDbStore.builder().client(dynamoDbClient).table("rate-limits").build();
+ * store.createTableIfMissing();
+ * RateLimiter limiter = RateLimiter.builder().store(store).build();
+ * }</pre>
+ */
+public final class DynamoDbStore implements LimiterStore {
+
+    private static final Logger log = LoggerFactory.getLogger(DynamoDbStore.class);
+
+    /** The shortest allowed {@code stampTtl}. */
+    public static final Duration MIN_STAMP_TTL = Duration.ofSeconds(10);
+
+    private final DynamoDbClient client;
+    private final String table;
+    private final Keys keys;
+    private final Clock clock;
+    private final Duration stampTtl;
+    private final CascadeWrite cascadeWrite;
+    private final ConfigCache cache;
+    private final BucketWrites buckets;
+    private final ExecutorService executor;
+
+    private DynamoDbStore(Builder builder) {
+        this.client = Objects.requireNonNull(builder.client, "client");
+        this.table = Objects.requireNonNull(builder.table, "table");
+        this.keys = new Keys(builder.namespace);
+        this.clock = builder.clock;
+        if (builder.stampTtl.compareTo(MIN_STAMP_TTL) < 0) {
+            throw new ValidationException("stampTtl", builder.stampTtl, "must be at least " + MIN_STAMP_TTL);
+        }
+        this.stampTtl = builder.stampTtl;
+        this.cascadeWrite = builder.cascadeWrite;
+        this.cache = new ConfigCache(clock, stampTtl.toMillis(), this::batchGet);
+        this.executor = Executors.newCachedThreadPool(r -> {
+            Thread thread = new Thread(r, "zae-limiter-dynamodb");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.buckets = new BucketWrites(client, table, keys, stampTtl.toMillis(), executor);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String table() {
+        return table;
+    }
+
+    public CascadeWrite cascadeWrite() {
+        return cascadeWrite;
+    }
+
+    // ---- table
+
+    /**
+     * Creates the table (on-demand billing, string {@code PK}/{@code SK}, index {@code GSI1} for children) when it
+     * does not exist, waits until it is active, and turns on TTL on attribute {@code ttl}. A server without the TTL
+     * API gets a warning in the log; buckets then simply stay until deleted.
+     *
+     * @return whether the table was created
+     */
+    public boolean createTableIfMissing() {
+        boolean created;
+        try {
+            client.describeTable(b -> b.tableName(table));
+            created = false;
+        } catch (ResourceNotFoundException missing) {
+            try {
+                client.createTable(b -> b.tableName(table)
+                        .billingMode(BillingMode.PAY_PER_REQUEST)
+                        .attributeDefinitions(
+                                attribute(Keys.PK), attribute(Keys.SK), attribute(Keys.GSI1PK), attribute(Keys.GSI1SK))
+                        .keySchema(key(Keys.PK, KeyType.HASH), key(Keys.SK, KeyType.RANGE))
+                        .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
+                                .indexName(Keys.GSI1)
+                                .keySchema(key(Keys.GSI1PK, KeyType.HASH), key(Keys.GSI1SK, KeyType.RANGE))
+                                .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
+                                .build()));
+                created = true;
+            } catch (ResourceInUseException raced) {
+                created = false;
+            }
+            client.waiter().waitUntilTableExists(b -> b.tableName(table));
+            log.info("created DynamoDB table {}", table);
+        } catch (SdkException e) {
+            throw unavailable("describe table " + table, e);
+        }
+        try {
+            client.updateTimeToLive(b -> b.tableName(table)
+                    .timeToLiveSpecification(s -> s.attributeName(ItemCodec.TTL).enabled(true)));
+        } catch (SdkException e) {
+            log.warn("could not enable TTL on table {} (attribute '{}'): {}; idle default-derived buckets will not"
+                    + " expire", table, ItemCodec.TTL, e.getMessage());
+        }
+        return created;
+    }
+
+    private static AttributeDefinition attribute(String name) {
+        return AttributeDefinition.builder().attributeName(name).attributeType(ScalarAttributeType.S).build();
+    }
+
+    private static KeySchemaElement key(String name, KeyType type) {
+        return KeySchemaElement.builder().attributeName(name).keyType(type).build();
+    }
+
+    // ---- configuration
+
+    @Override
+    public ConfigSnapshot loadConfig(String entityId, String resource) {
+        List<Map<String, AttributeValue>> items = call("read configuration", () -> cache.get(List.of(
+                keys.entity(entityId),
+                keys.config(ConfigScope.entity(entityId, resource)),
+                keys.config(ConfigScope.entity(entityId, DEFAULT_RESOURCE)),
+                keys.config(ConfigScope.resource(resource)),
+                keys.config(ConfigScope.system()))));
+        return new ConfigSnapshot(ItemCodec.entity(items.get(0)), ItemCodec.level(items.get(1)),
+                ItemCodec.level(items.get(2)), ItemCodec.level(items.get(3)), ItemCodec.level(items.get(4)));
+    }
+
+    private Map<Map<String, AttributeValue>, Map<String, AttributeValue>> batchGet(
+            List<Map<String, AttributeValue>> wanted) {
+        List<Map<String, AttributeValue>> found = new ArrayList<>();
+        Map<String, KeysAndAttributes> request = Map.of(table,
+                KeysAndAttributes.builder().keys(wanted).consistentRead(true).build());
+        while (!request.isEmpty()) {
+            Map<String, KeysAndAttributes> next = request;
+            BatchGetItemResponse response = client.batchGetItem(b -> b.requestItems(next));
+            found.addAll(response.responses().getOrDefault(table, List.of()));
+            request = response.hasUnprocessedKeys() ? response.unprocessedKeys() : Map.of();
+        }
+        return ConfigCache.byKey(found);
+    }
+
+    @Override
+    public LevelConfig getLevel(ConfigScope scope) {
+        return ItemCodec.level(getItem(keys.config(scope)));
+    }
+
+    @Override
+    public void putLimits(ConfigScope scope, List<Limit> limits) {
+        updateLevel(scope, ItemCodec.LIMITS, limits == null ? null : ItemCodec.limits(limits));
+    }
+
+    @Override
+    public void putDisabled(ConfigScope scope, DisabledMode mode) {
+        updateLevel(scope, ItemCodec.DISABLED, mode == null ? null : AttributeValue.fromS(mode.name()));
+    }
+
+    @Override
+    public void putCascade(ConfigScope scope, Boolean cascade) {
+        updateLevel(scope, ItemCodec.CASCADE, cascade == null ? null : AttributeValue.fromBool(cascade));
+    }
+
+    private void updateLevel(ConfigScope scope, String attribute, AttributeValue value) {
+        Map<String, AttributeValue> key = keys.config(scope);
+        call("write configuration", () -> {
+            if (value == null) {
+                client.updateItem(b -> b.tableName(table).key(key).updateExpression("REMOVE #a")
+                        .expressionAttributeNames(Map.of("#a", attribute)));
+            } else {
+                client.updateItem(b -> b.tableName(table).key(key).updateExpression("SET #a = :v")
+                        .expressionAttributeNames(Map.of("#a", attribute))
+                        .expressionAttributeValues(Map.of(":v", value)));
+            }
+            return null;
+        });
+        cache.invalidate(key);
+    }
+
+    // ---- entities
+
+    @Override
+    public void createEntity(Entity entity) {
+        try {
+            call("create entity", () -> client.putItem(b -> b.tableName(table)
+                    .item(ItemCodec.entityItem(keys, entity))
+                    .conditionExpression("attribute_not_exists(PK)")));
+        } catch (ConditionalCheckFailedException e) {
+            throw new EntityExistsException(entity.id());
+        }
+        cache.invalidate(keys.entity(entity.id()));
+    }
+
+    @Override
+    public Optional<Entity> getEntity(String entityId) {
+        return Optional.ofNullable(ItemCodec.entity(getItem(keys.entity(entityId))));
+    }
+
+    @Override
+    public void updateEntity(Entity entity) {
+        try {
+            call("update entity", () -> client.putItem(b -> b.tableName(table)
+                    .item(ItemCodec.entityItem(keys, entity))
+                    .conditionExpression("attribute_exists(PK)")));
+        } catch (ConditionalCheckFailedException e) {
+            throw new EntityNotFoundException(entity.id());
+        }
+        cache.invalidate(keys.entity(entity.id()));
+    }
+
+    @Override
+    public boolean deleteEntity(String entityId) {
+        List<Map<String, AttributeValue>> items = queryAll(QueryRequest.builder().tableName(table)
+                .keyConditionExpression("PK = :pk")
+                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(keys.entityPk(entityId))))
+                .projectionExpression("PK, SK")
+                .consistentRead(true)
+                .build());
+        boolean existed = items.stream().anyMatch(item -> Keys.META.equals(item.get(Keys.SK).s()));
+        for (int i = 0; i < items.size(); i += 25) {
+            List<WriteRequest> deletes = items.subList(i, Math.min(items.size(), i + 25)).stream()
+                    .map(item -> WriteRequest.builder().deleteRequest(DeleteRequest.builder()
+                            .key(Keys.key(item.get(Keys.PK).s(), item.get(Keys.SK).s())).build()).build())
+                    .toList();
+            Map<String, List<WriteRequest>> request = Map.of(table, deletes);
+            call("delete entity", () -> {
+                Map<String, List<WriteRequest>> pending = request;
+                while (!pending.isEmpty()) {
+                    Map<String, List<WriteRequest>> next = pending;
+                    var response = client.batchWriteItem(b -> b.requestItems(next));
+                    pending = response.hasUnprocessedItems() ? response.unprocessedItems() : Map.of();
+                }
+                return null;
+            });
+        }
+        cache.clear();
+        return existed;
+    }
+
+    @Override
+    public List<Entity> children(String parentId) {
+        List<Map<String, AttributeValue>> items = queryAll(QueryRequest.builder().tableName(table)
+                .indexName(Keys.GSI1)
+                .keyConditionExpression("GSI1PK = :p")
+                .expressionAttributeValues(Map.of(":p", AttributeValue.fromS(keys.parentIndexPk(parentId))))
+                .build());
+        return items.stream().map(ItemCodec::entity)
+                .filter(e -> parentId.equals(e.parentId()))
+                .sorted(Comparator.comparing(Entity::id))
+                .toList();
+    }
+
+    private List<Map<String, AttributeValue>> queryAll(QueryRequest request) {
+        return call("query", () -> {
+            List<Map<String, AttributeValue>> items = new ArrayList<>();
+            Map<String, AttributeValue> start = null;
+            do {
+                QueryRequest page = start == null ? request : request.toBuilder().exclusiveStartKey(start).build();
+                QueryResponse response = client.query(page);
+                items.addAll(response.items());
+                start = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
+                        ? response.lastEvaluatedKey() : null;
+            } while (start != null);
+            return items;
+        });
+    }
+
+    private Map<String, AttributeValue> getItem(Map<String, AttributeValue> key) {
+        return call("read item", () -> {
+            var response = client.getItem(b -> b.tableName(table).key(key).consistentRead(true));
+            return response.hasItem() && !response.item().isEmpty() ? response.item() : null;
+        });
+    }
+
+    // ---- buckets
+
+    @Override
+    public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
+        return call("acquire", () -> debits.size() == 1
+                ? buckets.acquire(debits.get(0), now)
+                : cascadeWrite == CascadeWrite.TRANSACTIONAL
+                        ? buckets.acquireTransactionally(debits, now)
+                        : buckets.acquireCompensating(debits, now));
+    }
+
+    @Override
+    public void apply(List<BucketDebit> debits, long now) {
+        call("adjust", () -> {
+            for (BucketDebit debit : debits) {
+                buckets.apply(debit, now);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
+        return call("read buckets", () -> {
+            List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
+            for (BucketDebit debit : debits) {
+                snapshots.add(new BucketSnapshot(debit.key(), buckets.read(debit, now)));
+            }
+            return snapshots;
+        });
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+
+    /**
+     * Runs a store operation, turning transport and service failures into {@link StoreUnavailableException}.
+     * Conditional-check failures are outcomes, not failures, and pass through.
+     */
+    private static <T> T call(String what, Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (ConditionalCheckFailedException e) {
+            throw e;
+        } catch (SdkException e) {
+            throw unavailable(what, e);
+        }
+    }
+
+    static StoreUnavailableException unavailable(String what, SdkException e) {
+        return new StoreUnavailableException("DynamoDB store could not " + what + ": " + e.getMessage(), e);
+    }
+
+    /** Configures a {@link DynamoDbStore}. */
+    public static final class Builder {
+
+        private DynamoDbClient client;
+        private String table = "zae-limiter";
+        private String namespace = "default";
+        private Clock clock = Clock.systemUTC();
+        private Duration stampTtl = Duration.ofSeconds(60);
+        private CascadeWrite cascadeWrite = CascadeWrite.COMPENSATING;
+
+        private Builder() {
+        }
+
+        /** The client; required. Reuse the application's client. */
+        public Builder client(DynamoDbClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+            return this;
+        }
+
+        /** The table name; {@code zae-limiter} when not set. */
+        public Builder table(String table) {
+            this.table = Objects.requireNonNull(table, "table");
+            return this;
+        }
+
+        /** The key prefix that keeps applications sharing a table apart; {@code default} when not set. */
+        public Builder namespace(String namespace) {
+            this.namespace = Objects.requireNonNull(namespace, "namespace");
+            return this;
+        }
+
+        /** The clock for cache expiry; the system clock when not set. Use the limiter's clock. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How long a process trusts configuration it read (its cache, and the stamp it writes on buckets): a change
+         * made elsewhere reaches this process within this delay. At least 10 s; 60 s when not set.
+         */
+        public Builder stampTtl(Duration stampTtl) {
+            this.stampTtl = Objects.requireNonNull(stampTtl, "stampTtl");
+            return this;
+        }
+
+        /** How a cascade writes child and parent; {@link CascadeWrite#COMPENSATING} when not set. */
+        public Builder cascadeWrite(CascadeWrite cascadeWrite) {
+            this.cascadeWrite = Objects.requireNonNull(cascadeWrite, "cascadeWrite");
+            return this;
+        }
+
+        public DynamoDbStore build() {
+            return new DynamoDbStore(this);
+        }
+    }
+}

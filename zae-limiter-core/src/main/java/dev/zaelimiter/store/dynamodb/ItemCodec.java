@@ -1,0 +1,230 @@
+package dev.zaelimiter.store.dynamodb;
+
+import dev.zaelimiter.DisabledMode;
+import dev.zaelimiter.Entity;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.ScheduleEntry;
+import dev.zaelimiter.algorithm.BucketState;
+import dev.zaelimiter.algorithm.LimitState;
+import dev.zaelimiter.store.LevelConfig;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Converts between items and the store's values. Attribute names are short so that a bucket of eight limits stays
+ * well under 1 KB (one write unit):
+ * <pre>
+ * bucket:  lr (last refill, ms)  v (version)  cs (config stamp)  dl (deadline, ms)  ttl (s, default-derived only)
+ *          b_{limit} balance, c_{limit} consumed, w_{limit} session start (milli-tokens, ms)
+ * config:  lim (list of limits)  dis (disabled mode)  cas (cascade policy)
+ * entity:  id  nm (name)  par (parent)  cas (cascade flag)
+ * </pre>
+ */
+final class ItemCodec {
+
+    static final String LAST_REFILL = "lr";
+    static final String VERSION = "v";
+    static final String STAMP = "cs";
+    static final String DEADLINE = "dl";
+    static final String TTL = "ttl";
+    static final String BALANCE = "b_";
+    static final String CONSUMED = "c_";
+    static final String WINDOW = "w_";
+    static final String LIMITS = "lim";
+    static final String DISABLED = "dis";
+    static final String CASCADE = "cas";
+    static final String ID = "id";
+    static final String NAME = "nm";
+    static final String PARENT = "par";
+
+    private ItemCodec() {
+    }
+
+    // ---- limits
+
+    static AttributeValue limits(List<Limit> limits) {
+        List<AttributeValue> list = new ArrayList<>(limits.size());
+        for (Limit limit : limits) {
+            Map<String, AttributeValue> m = new LinkedHashMap<>();
+            m.put("n", AttributeValue.fromS(limit.name()));
+            m.put("c", number(limit.capacity()));
+            if (limit.refillAmount() > 0) {
+                m.put("a", number(limit.refillAmount()));
+                m.put("p", number(limit.refillPeriodMillis()));
+            }
+            if (limit.isSoft()) {
+                m.put("s", AttributeValue.fromBool(true));
+            }
+            limit.resetSchedule().ifPresent(cron -> {
+                m.put("rc", AttributeValue.fromS(cron.expression()));
+                m.put("rz", AttributeValue.fromS(limit.zone().orElseThrow().getId()));
+            });
+            limit.resetAfter().ifPresent(d -> m.put("ra", number(d.toMillis())));
+            if (!limit.schedule().isEmpty()) {
+                List<AttributeValue> entries = new ArrayList<>();
+                for (ScheduleEntry e : limit.schedule()) {
+                    Map<String, AttributeValue> em = new LinkedHashMap<>();
+                    em.put("cr", AttributeValue.fromS(e.cron().expression()));
+                    em.put("z", AttributeValue.fromS(e.zone().getId()));
+                    if (e.isScaled()) {
+                        em.put("x", AttributeValue.fromN(Double.toString(e.scale())));
+                    } else {
+                        em.put("c", number(e.capacity()));
+                        if (e.refillPeriod() != null) {
+                            em.put("a", number(e.refillAmount()));
+                            em.put("p", number(e.refillPeriod().toMillis()));
+                        }
+                    }
+                    entries.add(AttributeValue.fromM(em));
+                }
+                m.put("sc", AttributeValue.fromL(entries));
+            }
+            list.add(AttributeValue.fromM(m));
+        }
+        return AttributeValue.fromL(list);
+    }
+
+    static List<Limit> limits(AttributeValue value) {
+        List<Limit> limits = new ArrayList<>();
+        for (AttributeValue item : value.l()) {
+            Map<String, AttributeValue> m = item.m();
+            String name = m.get("n").s();
+            long capacity = longOf(m.get("c"));
+            Limit limit;
+            if (m.containsKey("rc")) {
+                limit = Limit.quota(name, capacity, m.get("rc").s(), ZoneId.of(m.get("rz").s()));
+            } else if (m.containsKey("ra")) {
+                limit = Limit.sessionQuota(name, capacity, Duration.ofMillis(longOf(m.get("ra"))));
+            } else {
+                limit = Limit.custom(name, capacity, longOf(m.get("a")), Duration.ofMillis(longOf(m.get("p"))));
+            }
+            if (m.containsKey("sc")) {
+                List<ScheduleEntry> entries = new ArrayList<>();
+                for (AttributeValue ev : m.get("sc").l()) {
+                    Map<String, AttributeValue> em = ev.m();
+                    entries.add(ScheduleEntry.of(em.get("cr").s(), ZoneId.of(em.get("z").s()),
+                            em.containsKey("x") ? Double.valueOf(em.get("x").n()) : null,
+                            em.containsKey("c") ? longOf(em.get("c")) : null,
+                            em.containsKey("a") ? longOf(em.get("a")) : null,
+                            em.containsKey("p") ? Duration.ofMillis(longOf(em.get("p"))) : null));
+                }
+                limit = limit.withSchedule(entries);
+            }
+            limits.add(m.containsKey("s") && m.get("s").bool() ? limit.soft() : limit);
+        }
+        return List.copyOf(limits);
+    }
+
+    /** A short digest of a limit list, equal for equal lists in every process. */
+    static String stamp(List<Limit> limits) {
+        StringBuilder canonical = new StringBuilder();
+        for (Limit limit : limits) {
+            canonical.append(limit).append('\n');
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(canonical.toString().getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 12);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    // ---- configuration levels and entities
+
+    static LevelConfig level(Map<String, AttributeValue> item) {
+        if (item == null || item.isEmpty()) {
+            return LevelConfig.EMPTY;
+        }
+        return new LevelConfig(
+                item.containsKey(LIMITS) ? limits(item.get(LIMITS)) : null,
+                item.containsKey(DISABLED) ? DisabledMode.valueOf(item.get(DISABLED).s()) : null,
+                item.containsKey(CASCADE) ? item.get(CASCADE).bool() : null);
+    }
+
+    static Entity entity(Map<String, AttributeValue> item) {
+        if (item == null || item.isEmpty()) {
+            return null;
+        }
+        return new Entity(item.get(ID).s(),
+                item.containsKey(NAME) ? item.get(NAME).s() : null,
+                item.containsKey(PARENT) ? item.get(PARENT).s() : null,
+                item.containsKey(CASCADE) && item.get(CASCADE).bool());
+    }
+
+    static Map<String, AttributeValue> entityItem(Keys keys, Entity entity) {
+        Map<String, AttributeValue> item = new HashMap<>(keys.entity(entity.id()));
+        item.put(ID, AttributeValue.fromS(entity.id()));
+        if (entity.name() != null) {
+            item.put(NAME, AttributeValue.fromS(entity.name()));
+        }
+        if (entity.parentId() != null) {
+            item.put(PARENT, AttributeValue.fromS(entity.parentId()));
+            item.put(Keys.GSI1PK, AttributeValue.fromS(keys.parentIndexPk(entity.parentId())));
+            item.put(Keys.GSI1SK, AttributeValue.fromS(entity.id()));
+        }
+        item.put(CASCADE, AttributeValue.fromBool(entity.cascade()));
+        return item;
+    }
+
+    // ---- buckets
+
+    static BucketState bucket(Map<String, AttributeValue> item) {
+        Map<String, Long> balances = new HashMap<>();
+        Map<String, Long> consumed = new HashMap<>();
+        Map<String, Long> windows = new HashMap<>();
+        for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
+            String attribute = e.getKey();
+            if (attribute.startsWith(BALANCE)) {
+                balances.put(attribute.substring(2), longOf(e.getValue()));
+            } else if (attribute.startsWith(CONSUMED)) {
+                consumed.put(attribute.substring(2), longOf(e.getValue()));
+            } else if (attribute.startsWith(WINDOW)) {
+                windows.put(attribute.substring(2), longOf(e.getValue()));
+            }
+        }
+        Map<String, LimitState> states = new HashMap<>();
+        for (Map.Entry<String, Long> e : balances.entrySet()) {
+            states.put(e.getKey(), new LimitState(e.getValue(), consumed.getOrDefault(e.getKey(), 0L),
+                    windows.getOrDefault(e.getKey(), LimitState.NO_WINDOW)));
+        }
+        AttributeValue lastRefill = item.get(LAST_REFILL);
+        return new BucketState(lastRefill == null ? 0 : longOf(lastRefill), states);
+    }
+
+    static void putBucket(Map<String, AttributeValue> item, BucketState state) {
+        item.put(LAST_REFILL, number(state.lastRefillMillis()));
+        for (Map.Entry<String, LimitState> e : state.limits().entrySet()) {
+            LimitState s = e.getValue();
+            item.put(BALANCE + e.getKey(), number(s.balanceMilli()));
+            item.put(CONSUMED + e.getKey(), number(s.consumedMilli()));
+            if (s.inWindow()) {
+                item.put(WINDOW + e.getKey(), number(s.windowStartMillis()));
+            }
+        }
+    }
+
+    static long version(Map<String, AttributeValue> item) {
+        AttributeValue v = item == null ? null : item.get(VERSION);
+        return v == null ? 0 : longOf(v);
+    }
+
+    static AttributeValue number(long value) {
+        return AttributeValue.fromN(Long.toString(value));
+    }
+
+    static long longOf(AttributeValue value) {
+        return Long.parseLong(value.n());
+    }
+}
