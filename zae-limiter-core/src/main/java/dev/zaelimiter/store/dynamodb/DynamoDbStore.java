@@ -116,6 +116,10 @@ public final class DynamoDbStore implements LimiterStore {
         return table;
     }
 
+    public String namespace() {
+        return keys.namespace();
+    }
+
     public CascadeWrite cascadeWrite() {
         return cascadeWrite;
     }

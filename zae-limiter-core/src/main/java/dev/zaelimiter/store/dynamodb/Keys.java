@@ -39,6 +39,10 @@ final class Keys {
         this.namespace = namespace;
     }
 
+    String namespace() {
+        return namespace;
+    }
+
     String entityPk(String entityId) {
         return namespace + "#E#" + entityId;
     }

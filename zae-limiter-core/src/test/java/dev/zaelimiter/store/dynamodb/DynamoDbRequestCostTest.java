@@ -1,0 +1,134 @@
+package dev.zaelimiter.store.dynamodb;
+
+import dev.zaelimiter.Entity;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.testing.MutableClock;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What each call path costs in requests, counted on the wire with an SDK interceptor. */
+class DynamoDbRequestCostTest {
+
+    private final MutableClock clock = MutableClock.start();
+    private final RequestCounter counter = new RequestCounter();
+    private RateLimiter limiter;
+
+    @BeforeEach
+    void setUp() {
+        DynamoDbStore store = DynamoDbTestStores.builder(getClass(), clock)
+                .client(Dynalite.get().client(counter)).build();
+        limiter = RateLimiter.builder().store(store).clock(clock).build();
+        limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 1000),
+                Limit.perMinute("tpm", 100_000)));
+    }
+
+    @Test
+    void steadyStateAdmittedAcquireIsOneUpdateItemAndNoRead() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L));
+        counter.reset();
+        for (int i = 0; i < 50; i++) {
+            clock.advance(Duration.ofMillis(100));
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+        }
+        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 50L));
+    }
+
+    @Test
+    void firstAcquireReadsConfigurationInOneBatchAndCreatesTheBucket() {
+        counter.reset();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        assertThat(counter.count("BatchGetItem")).isEqualTo(1);
+        assertThat(counter.count("PutItem")).as("the bucket is created by the slow path").isEqualTo(1);
+        assertThat(counter.count("Query") + counter.count("Scan")).isZero();
+    }
+
+    @Test
+    void configurationIsReadAgainOnlyAfterStampTtl() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        counter.reset();
+        clock.advance(Duration.ofSeconds(59));
+        limiter.acquire("user-2", "gpt-4", Map.of("rpm", 1L));
+        assertThat(counter.count("BatchGetItem")).as("user-2's own levels are a miss").isEqualTo(1);
+        counter.reset();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        assertThat(counter.count("BatchGetItem")).isZero();
+        clock.advance(Duration.ofSeconds(2));
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        assertThat(counter.count("BatchGetItem")).isEqualTo(1);
+    }
+
+    @Test
+    void rejectionWritesNothingAfterTheRefusedUpdate() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
+        counter.reset();
+        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(counter.snapshot()).as("one refused conditional update; the test server returns no old item,"
+                + " so one read; no write").isEqualTo(Map.of("UpdateItem", 1L, "GetItem", 1L));
+    }
+
+    @Test
+    void slowPathRefillsOnceThenTheFastPathResumes() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
+        clock.advance(Duration.ofSeconds(30));
+        counter.reset();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 10L));
+        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L, "GetItem", 1L, "PutItem", 1L));
+        counter.reset();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 10L));
+        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 480L);
+    }
+
+    @Test
+    void cascadeWritesChildAndParentConcurrently() {
+        limiter.admin().createEntity("org-1");
+        limiter.admin().createEntity(Entity.of("user-1").withParent("org-1").withCascade(true));
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        CyclicBarrier bothInFlight = new CyclicBarrier(2);
+        ExecutionInterceptor gate = new ExecutionInterceptor() {
+            @Override
+            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                if (context.request() instanceof UpdateItemRequest) {
+                    try {
+                        bothInFlight.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+                        throw new AssertionError("the two cascade writes were not in flight together", e);
+                    }
+                }
+            }
+        };
+        RequestCounter gatedCounter = new RequestCounter();
+        DynamoDbStore gated = DynamoDbStore.builder().client(Dynalite.get().client(gatedCounter, gate))
+                .table(DynamoDbTestStores.table(getClass())).namespace(namespaceOf(limiter)).clock(clock).build();
+        RateLimiter second = RateLimiter.builder().store(gated).clock(clock).build();
+        second.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        gatedCounter.reset();
+
+        second.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+
+        assertThat(gatedCounter.snapshot()).isEqualTo(Map.of("UpdateItem", 2L));
+        assertThat(limiter.available("org-1", "gpt-4")).containsEntry("rpm", 997L);
+    }
+
+    private static String namespaceOf(RateLimiter limiter) {
+        return ((DynamoDbStore) limiter.store()).namespace();
+    }
+}
