@@ -122,32 +122,61 @@ class QuotaProperties {
 
     // ---- the oracle: reset edges found minute by minute in local time
 
-    /** Every reset edge from {@code from} to well past {@code to}, as strictly increasing instants. */
-    static List<Instant> edges(CronPattern pattern, ZoneId zone, Instant from, Instant to) {
-        ZoneRules rules = zone.getRules();
-        LocalDateTime minute = LocalDateTime.ofInstant(from, zone).truncatedTo(ChronoUnit.MINUTES).minusDays(1);
-        LocalDateTime end = LocalDateTime.ofInstant(to, zone).plusDays(10);
-        List<Instant> edges = new ArrayList<>();
-        boolean before = pattern.matches(minute.minusMinutes(1));
-        for (; minute.isBefore(end); minute = minute.plusMinutes(1)) {
-            boolean matches = pattern.matches(minute);
-            if (matches && !before) {
-                Instant at = rules.getValidOffsets(minute).isEmpty()
-                        ? rules.getTransition(minute).getInstant()                          // in a gap
-                        : minute.atZone(zone).withEarlierOffsetAtOverlap().toInstant();      // first occurrence
-                if (edges.isEmpty() || at.isAfter(edges.get(edges.size() - 1))) {
-                    edges.add(at);
-                }
-            }
-            before = matches;
-        }
-        return edges;
-    }
+    /**
+     * The reset edges of one pattern in one zone, as strictly increasing instants, found by walking local minutes
+     * and extended on demand.
+     */
+    static final class Edges {
 
-    /** How many edges are at or before {@code t}: the index of the period {@code t} lies in. */
-    static int period(List<Instant> edges, Instant t) {
-        int i = Collections.binarySearch(edges, t);
-        return i >= 0 ? i + 1 : -i - 1;
+        private final CronPattern pattern;
+        private final ZoneId zone;
+        private final ZoneRules rules;
+        private final List<Instant> edges = new ArrayList<>();
+        private LocalDateTime minute;
+        private boolean before;
+
+        Edges(CronPattern pattern, ZoneId zone, Instant from) {
+            this.pattern = pattern;
+            this.zone = zone;
+            this.rules = zone.getRules();
+            this.minute = LocalDateTime.ofInstant(from, zone).truncatedTo(ChronoUnit.MINUTES).minusDays(1);
+            this.before = pattern.matches(minute.minusMinutes(1));
+        }
+
+        /** Scans until every edge up to four days after {@code t} is known (the longest gap here is a weekend). */
+        private void cover(Instant t) {
+            LocalDateTime end = LocalDateTime.ofInstant(t, zone).plusDays(4);
+            for (; minute.isBefore(end); minute = minute.plusMinutes(1)) {
+                boolean matches = pattern.matches(minute);
+                if (matches && !before) {
+                    Instant at = rules.getValidOffsets(minute).isEmpty()
+                            ? rules.getTransition(minute).getInstant()                        // in a gap
+                            : minute.atZone(zone).withEarlierOffsetAtOverlap().toInstant();    // first occurrence
+                    if (edges.isEmpty() || at.isAfter(edges.get(edges.size() - 1))) {
+                        edges.add(at);
+                    }
+                }
+                before = matches;
+            }
+        }
+
+        /** How many edges are at or before {@code t}: the index of the period {@code t} lies in. */
+        int period(Instant t) {
+            cover(t);
+            int i = Collections.binarySearch(edges, t);
+            return i >= 0 ? i + 1 : -i - 1;
+        }
+
+        /** The first edge strictly after {@code t}. */
+        Instant next(Instant t) {
+            return edges.get(period(t));
+        }
+
+        /** The first {@code n} edges. */
+        List<Instant> first(int n, Instant t) {
+            cover(t);
+            return List.copyOf(edges.subList(0, n));
+        }
     }
 
     // ---- calendar quotas
@@ -156,12 +185,7 @@ class QuotaProperties {
     void aCalendarQuotaAdmitsExactlyItsAllowancePerPeriod(@ForAll @IntRange(min = 1, max = 50) int allowance,
             @ForAll("resetCrons") String cron, @ForAll("zones") ZoneId zone, @ForAll("starts") Instant start,
             @ForAll("steps") List<Step> steps) {
-        CronPattern pattern = CronPattern.parse("cron", cron);
-        Instant last = start;
-        for (Step step : steps) {
-            last = last.plusMillis(step.advanceMillis());
-        }
-        List<Instant> edges = edges(pattern, zone, start, last);
+        Edges edges = new Edges(CronPattern.parse("cron", cron), zone, start);
 
         MutableClock clock = new MutableClock(start);
         RateLimiter limiter = RateLimiter.builder().clock(clock).build();
@@ -174,14 +198,13 @@ class QuotaProperties {
         for (Step step : steps) {
             Instant now = clock.instant();
             if (step.jump() != NO_JUMP) {
-                Instant next = edges.get(period(edges, now));
-                Instant target = next.plusMillis(step.jump());
+                Instant target = edges.next(now).plusMillis(step.jump());
                 clock.set(target.isAfter(now) ? target : now.plusMillis(step.advanceMillis()));
             } else {
                 clock.advance(Duration.ofMillis(step.advanceMillis()));
             }
             now = clock.instant();
-            int period = period(edges, now);
+            int period = edges.period(now);
             if (period != currentPeriod) {
                 currentPeriod = period;
                 used = 0;
@@ -199,7 +222,7 @@ class QuotaProperties {
             } catch (RateLimitExceededException e) {
                 admitted = false;
                 assertThat(e.retryAfter()).as("retry-after, the time to the next edge; %s", context)
-                        .isEqualTo(Duration.between(now, edges.get(period)));
+                        .isEqualTo(Duration.between(now, edges.next(now)));
             }
             assertThat(admitted).as("admitted; %s", context).isEqualTo(fits);
             if (admitted) {
@@ -284,21 +307,27 @@ class QuotaProperties {
     @Property(tries = 1)
     void theEdgeOracleFollowsTheRulesOfTheIssue() {
         ZoneId newYork = ZoneId.of("America/New_York");
-        Instant from = Instant.parse("2026-03-07T12:00:00Z");
+        // the scan starts a day before the instant given: 6 March 07:00 EST here
+        Instant spring = Instant.parse("2026-03-07T12:00:00Z");
         // 02:30 does not exist on 8 March: the edge is where the gap ends, 03:00 EDT (07:00Z), once
-        assertThat(edges(CronPattern.parse("c", "30 2 * * *"), newYork, from, from).subList(0, 3)).containsExactly(
-                Instant.parse("2026-03-07T07:30:00Z"), Instant.parse("2026-03-08T07:00:00Z"),
-                Instant.parse("2026-03-09T06:30:00Z"));
+        assertThat(new Edges(CronPattern.parse("c", "30 2 * * *"), newYork, spring).first(3, spring))
+                .containsExactly(Instant.parse("2026-03-07T07:30:00Z"), Instant.parse("2026-03-08T07:00:00Z"),
+                        Instant.parse("2026-03-09T06:30:00Z"));
         // 01:30 happens twice on 1 November: the edge is the first one, 01:30 EDT (05:30Z)
         Instant fall = Instant.parse("2026-10-31T12:00:00Z");
-        assertThat(edges(CronPattern.parse("c", "30 1 * * *"), newYork, fall, fall).subList(0, 3)).containsExactly(
-                Instant.parse("2026-10-30T05:30:00Z"), Instant.parse("2026-10-31T05:30:00Z"),
-                Instant.parse("2026-11-01T05:30:00Z"));
-        assertThat(edges(CronPattern.parse("c", "30 1 * * *"), newYork, fall, fall).get(3))
-                .isEqualTo(Instant.parse("2026-11-02T06:30:00Z"));
-        assertThat(edges(CronPattern.parse("c", "0 0 * * *"), ZoneOffset.UTC, from, from).get(1))
-                .isEqualTo(Instant.parse("2026-03-07T00:00:00Z"));
-        assertThat(period(List.of(from, fall), from)).isEqualTo(1);
-        assertThat(period(List.of(from, fall), from.minusMillis(1))).isZero();
+        assertThat(new Edges(CronPattern.parse("c", "30 1 * * *"), newYork, fall).first(3, fall))
+                .containsExactly(Instant.parse("2026-10-31T05:30:00Z"), Instant.parse("2026-11-01T05:30:00Z"),
+                        Instant.parse("2026-11-02T06:30:00Z"));
+        // several edges in one gap are one edge
+        assertThat(new Edges(CronPattern.parse("c", "*/20 * * * *"), newYork, spring)
+                .next(Instant.parse("2026-03-08T06:40:00Z"))).isEqualTo(Instant.parse("2026-03-08T07:00:00Z"));
+        assertThat(new Edges(CronPattern.parse("c", "*/20 * * * *"), newYork, spring)
+                .next(Instant.parse("2026-03-08T07:00:00Z"))).isEqualTo(Instant.parse("2026-03-08T07:20:00Z"));
+
+        Edges midnight = new Edges(CronPattern.parse("c", "0 0 * * *"), ZoneOffset.UTC, spring);
+        assertThat(midnight.period(Instant.parse("2026-03-07T23:59:59.999Z"))).isEqualTo(1);
+        assertThat(midnight.period(Instant.parse("2026-03-08T00:00:00Z"))).isEqualTo(2);
+        assertThat(midnight.next(Instant.parse("2026-03-08T00:00:00Z")))
+                .isEqualTo(Instant.parse("2026-03-09T00:00:00Z"));
     }
 }
