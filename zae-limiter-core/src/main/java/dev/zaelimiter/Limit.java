@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -185,8 +187,8 @@ public final class Limit {
      */
     public static Limit quota(String name, long allowance, String cron, ZoneId zone) {
         CronPattern pattern = CronPattern.parse("limit " + name + " reset schedule", cron);
-        return new Limit(name, allowance, 0, null, false, List.of(), pattern, Objects.requireNonNull(zone, "zone"),
-                null);
+        return new Limit(name, allowance, 0, null, false, List.of(), pattern,
+                Objects.requireNonNull(zone, "zone").normalized(), null);
     }
 
     /** A session quota: {@code allowance} tokens for {@code resetAfter} from each caller's first admitted request. */
@@ -222,6 +224,38 @@ public final class Limit {
     /** As {@link #withSchedule(ScheduleEntry...)}. */
     public Limit withSchedule(List<ScheduleEntry> entries) {
         return copy(capacity, soft, new ArrayList<>(entries));
+    }
+
+    /**
+     * Checks a list of limits meant for one configuration level (or one call): not empty, no nulls, each name once,
+     * and every scheduled limit in one time zone.
+     *
+     * @return an immutable copy
+     * @throws ValidationException naming {@code field} and the rule broken
+     */
+    public static List<Limit> validateLevel(String field, List<Limit> limits) {
+        if (limits == null || limits.isEmpty()) {
+            throw new ValidationException(field, limits, "at least one limit is required");
+        }
+        Set<String> names = new HashSet<>();
+        ZoneId zone = null;
+        for (Limit limit : limits) {
+            if (limit == null) {
+                throw new ValidationException(field, limits, "a limit list cannot contain null");
+            }
+            if (!names.add(limit.name())) {
+                throw new ValidationException(field, limit.name(), "each limit name may appear only once");
+            }
+            ZoneId own = limit.zone().orElse(null);
+            if (zone == null) {
+                zone = own;
+            } else if (own != null && !own.equals(zone)) {
+                throw new ValidationException(field, limit.name(), "the scheduled limits of one configuration level"
+                        + " share one time zone, but '" + limit.name() + "' uses " + own + " and another uses " + zone
+                        + "; put limits that follow another zone on a separate resource");
+            }
+        }
+        return List.copyOf(limits);
     }
 
     // ---- accessors

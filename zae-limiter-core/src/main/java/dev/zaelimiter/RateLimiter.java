@@ -14,15 +14,12 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -188,7 +185,7 @@ public final class RateLimiter {
         String entityId = Identifiers.entityId("entityId", request.entityId());
         String resource = Identifiers.resource("resource", request.resource());
         Map<String, Long> amounts = validateAmounts(request.consume());
-        List<Limit> override = request.limits() == null ? null : validateLimits("limits", request.limits());
+        List<Limit> override = request.limits() == null ? null : Limit.validateLevel("limits", request.limits());
 
         Resolution primary = ConfigResolver.resolve(store.loadConfig(entityId, resource), override);
         List<BucketDebit> debits = new ArrayList<>(2);
@@ -252,31 +249,6 @@ public final class RateLimiter {
             }
         }
         return consume;
-    }
-
-    static List<Limit> validateLimits(String field, List<Limit> limits) {
-        if (limits == null || limits.isEmpty()) {
-            throw new ValidationException(field, limits, "at least one limit is required");
-        }
-        Set<String> names = new HashSet<>();
-        ZoneId zone = null;
-        for (Limit limit : limits) {
-            if (limit == null) {
-                throw new ValidationException(field, limits, "a limit list cannot contain null");
-            }
-            if (!names.add(limit.name())) {
-                throw new ValidationException(field, limit.name(), "each limit name may appear only once");
-            }
-            ZoneId own = limit.zone().orElse(null);
-            if (zone == null) {
-                zone = own;
-            } else if (own != null && !own.equals(zone)) {
-                throw new ValidationException(field, limit.name(), "the scheduled limits of one configuration level"
-                        + " share one time zone, but '" + limit.name() + "' uses " + own + " and another uses " + zone
-                        + "; put limits that follow another zone on a separate resource");
-            }
-        }
-        return List.copyOf(limits);
     }
 
     static List<LimitStatus> statuses(Plan plan, List<BucketSnapshot> snapshots, boolean admitted) {

@@ -91,22 +91,40 @@ public final class RateLimiterAdmin {
         }
         synchronized (hierarchyLock) {
             Entity entity = store.getEntity(entityId).orElseThrow(() -> new EntityNotFoundException(entityId));
-            if (parentId != null) {
-                if (parentId.equals(entityId)) {
-                    throw new ValidationException("parentId", parentId, "an entity cannot be its own parent");
-                }
-                requireRootParent(parentId);
-                List<Entity> children = store.children(entityId);
-                if (!children.isEmpty()) {
-                    throw new ValidationException("parentId", parentId, "'" + entityId + "' has children "
-                            + children.stream().map(Entity::id).toList()
-                            + " and hierarchies have two levels; move them first");
-                }
-            }
-            Entity moved = entity.withParent(parentId);
-            store.updateEntity(moved);
-            return moved;
+            return update(entity.withParent(parentId));
         }
+    }
+
+    /**
+     * Replaces the record of an existing entity: its name, parent and cascade flag. The same rules as
+     * {@link #setParent} apply to the parent.
+     *
+     * @throws EntityNotFoundException when the entity or its new parent does not exist
+     * @throws ValidationException     when the parent would make a hierarchy deeper than two levels
+     */
+    public Entity updateEntity(Entity entity) {
+        Objects.requireNonNull(entity, "entity");
+        synchronized (hierarchyLock) {
+            if (store.getEntity(entity.id()).isEmpty()) {
+                throw new EntityNotFoundException(entity.id());
+            }
+            return update(entity);
+        }
+    }
+
+    private Entity update(Entity entity) {
+        String parentId = entity.parentId();
+        if (parentId != null) {
+            requireRootParent(parentId);
+            List<Entity> children = store.children(entity.id());
+            if (!children.isEmpty()) {
+                throw new ValidationException("parentId", parentId, "'" + entity.id() + "' has children "
+                        + children.stream().map(Entity::id).toList()
+                        + " and hierarchies have two levels; move them first");
+            }
+        }
+        store.updateEntity(entity);
+        return entity;
     }
 
     /** The entity {@code parentId}, which must exist and be a root. */
@@ -131,7 +149,7 @@ public final class RateLimiterAdmin {
      * resource), replacing all limits that level had. The entity needs no record.
      */
     public void setLimits(String entityId, String resource, List<Limit> limits) {
-        store.putLimits(entityScope(entityId, resource), RateLimiter.validateLimits("limits", limits));
+        store.putLimits(entityScope(entityId, resource), Limit.validateLevel("limits", limits));
     }
 
     /** The limits set on exactly this level; empty when it sets none. */
@@ -145,7 +163,7 @@ public final class RateLimiterAdmin {
 
     /** Sets the limits every entity without its own gets on {@code resource}. */
     public void setResourceDefaults(String resource, List<Limit> limits) {
-        store.putLimits(resourceScope(resource), RateLimiter.validateLimits("limits", limits));
+        store.putLimits(resourceScope(resource), Limit.validateLevel("limits", limits));
     }
 
     public List<Limit> getResourceDefaults(String resource) {
@@ -158,7 +176,7 @@ public final class RateLimiterAdmin {
 
     /** Sets the limits that apply where no entity or resource level defines any. */
     public void setSystemDefaults(List<Limit> limits) {
-        store.putLimits(ConfigScope.system(), RateLimiter.validateLimits("limits", limits));
+        store.putLimits(ConfigScope.system(), Limit.validateLevel("limits", limits));
     }
 
     public List<Limit> getSystemDefaults() {

@@ -65,7 +65,7 @@ public final class ScheduleEntry {
     public static ScheduleEntry of(String cron, ZoneId zone, Double scale, Long capacity, Long refillAmount,
             Duration refillPeriod) {
         CronPattern pattern = CronPattern.parse("schedule cron", cron);
-        ZoneId z = zone == null ? ZoneOffset.UTC : zone;
+        ZoneId z = zone == null ? ZoneOffset.UTC : zone.normalized();
         String where = "schedule entry '" + pattern.expression() + "'";
         if (scale != null) {
             if (capacity != null || refillAmount != null || refillPeriod != null) {
@@ -96,10 +96,14 @@ public final class ScheduleEntry {
                 refillPeriod);
     }
 
-    /** Parses an IANA zone id, or raises a {@link ValidationException} naming {@code field}. */
+    /**
+     * Parses an IANA zone id ({@code null} means UTC), or raises a {@link ValidationException} naming {@code field}.
+     * Zones that are a fixed offset, such as {@code UTC} and {@code Etc/UTC}, come back as that offset, so that
+     * every spelling of one zone compares equal.
+     */
     public static ZoneId zone(String field, String zoneId) {
         try {
-            return zoneId == null ? ZoneOffset.UTC : ZoneId.of(zoneId);
+            return zoneId == null ? ZoneOffset.UTC : ZoneId.of(zoneId).normalized();
         } catch (DateTimeException e) {
             throw new ValidationException(field, zoneId, "not a known time zone; use an IANA id such as"
                     + " 'America/New_York', 'Europe/Berlin' or 'UTC'");
@@ -162,6 +166,6 @@ public final class ScheduleEntry {
     public String toString() {
         String what = isScaled() ? "scale " + scale
                 : "capacity " + capacity + (refillPeriod == null ? "" : ", " + refillAmount + " per " + refillPeriod);
-        return "\"" + cron.expression() + "\" " + zone + " -> " + what;
+        return "\"" + cron.expression() + "\" " + (zone.equals(ZoneOffset.UTC) ? "UTC" : zone) + " -> " + what;
     }
 }

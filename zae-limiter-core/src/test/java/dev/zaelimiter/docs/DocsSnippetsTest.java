@@ -24,10 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Keeps the user guide honest: every {@code ```java} block in {@code docs/*.md} must be preceded by
- * {@code <!-- example: NAME -->} and must equal the region of {@link DocsExamplesTest} between
- * {@code // tag::NAME[]} and {@code // end::NAME[]} (compared after removing common indentation and trailing
- * whitespace). Since {@link DocsExamplesTest} runs those regions, no example in the docs can stop compiling or
- * working without a test failing.
+ * {@code <!-- example: NAME -->} and must equal the region between {@code // tag::NAME[]} and {@code // end::NAME[]}
+ * of one of the example tests of this package, {@link DocsExamplesTest} and every other {@code *DocsExamplesTest}
+ * (compared after removing common indentation and trailing whitespace). Since those tests run the regions, no
+ * example in the docs can stop compiling or working without a test failing.
  */
 class DocsSnippetsTest {
 
@@ -62,8 +62,13 @@ class DocsSnippetsTest {
         return moduleDir().resolve("../docs").normalize();
     }
 
-    static Path examplesSource() {
-        return moduleDir().resolve("src/test/java/dev/zaelimiter/docs/DocsExamplesTest.java");
+    /** {@code DocsExamplesTest.java} and every other {@code *DocsExamplesTest.java} of this package, by name. */
+    static List<Path> examplesSources() {
+        try (Stream<Path> files = Files.list(moduleDir().resolve("src/test/java/dev/zaelimiter/docs"))) {
+            return files.filter(p -> p.getFileName().toString().endsWith("DocsExamplesTest.java")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     static List<String> lines(Path file) {
@@ -134,10 +139,18 @@ class DocsSnippetsTest {
         return snippets;
     }
 
-    /** The tagged regions of {@link DocsExamplesTest}, by name. */
+    /** The tagged regions of every example test, by name; a name may be tagged once across them all. */
     static Map<String, String> taggedRegions() {
-        List<String> lines = lines(examplesSource());
         Map<String, String> regions = new LinkedHashMap<>();
+        for (Path source : examplesSources()) {
+            taggedRegions(source, regions);
+        }
+        return regions;
+    }
+
+    private static void taggedRegions(Path source, Map<String, String> regions) {
+        String file = source.getFileName().toString();
+        List<String> lines = lines(source);
         String open = null;
         int from = 0;
         for (int i = 0; i < lines.size(); i++) {
@@ -145,27 +158,26 @@ class DocsSnippetsTest {
             Matcher end = END.matcher(lines.get(i));
             if (tag.matches()) {
                 if (open != null) {
-                    throw new AssertionError("DocsExamplesTest.java:" + (i + 1) + ": tag '" + tag.group(1)
+                    throw new AssertionError(file + ":" + (i + 1) + ": tag '" + tag.group(1)
                             + "' opens inside '" + open + "'");
                 }
                 open = tag.group(1);
                 from = i + 1;
             } else if (end.matches()) {
                 if (!end.group(1).equals(open)) {
-                    throw new AssertionError("DocsExamplesTest.java:" + (i + 1) + ": end '" + end.group(1)
+                    throw new AssertionError(file + ":" + (i + 1) + ": end '" + end.group(1)
                             + "' does not close " + (open == null ? "any tag" : "'" + open + "'"));
                 }
                 if (regions.put(open, String.join("\n", lines.subList(from, i))) != null) {
-                    throw new AssertionError("DocsExamplesTest.java:" + (i + 1) + ": tag '" + open
-                            + "' appears twice");
+                    throw new AssertionError(file + ":" + (i + 1) + ": tag '" + open
+                            + "' appears twice (in this file or another example test)");
                 }
                 open = null;
             }
         }
         if (open != null) {
-            throw new AssertionError("DocsExamplesTest.java: tag '" + open + "' is never closed");
+            throw new AssertionError(file + ": tag '" + open + "' is never closed");
         }
-        return regions;
     }
 
     /** Trailing whitespace, leading and trailing blank lines and the common indentation removed. */
@@ -193,7 +205,9 @@ class DocsSnippetsTest {
         assertThat(docsDir()).isDirectory();
         assertThat(pages()).as("pages in %s", docsDir()).isNotEmpty();
         assertThat(allSnippets()).as("java examples in %s", docsDir()).isNotEmpty();
-        assertThat(taggedRegions()).as("tagged regions in DocsExamplesTest").isNotEmpty();
+        assertThat(examplesSources()).as("example tests").contains(
+                moduleDir().resolve("src/test/java/dev/zaelimiter/docs/DocsExamplesTest.java"));
+        assertThat(taggedRegions()).as("tagged regions in %s", examplesSources()).isNotEmpty();
     }
 
     @TestFactory
@@ -205,10 +219,10 @@ class DocsSnippetsTest {
                             .as("%s: a ```java block needs <!-- example: NAME --> right before it", snippet.where())
                             .isNotNull();
                     assertThat(regions)
-                            .as("%s: DocsExamplesTest has no region // tag::%s[]", snippet.where(), snippet.name())
+                            .as("%s: no example test has a region // tag::%s[]", snippet.where(), snippet.name())
                             .containsKey(snippet.name());
                     assertThat(normalize(snippet.code()))
-                            .as("%s: example '%s' differs from its tagged region in DocsExamplesTest",
+                            .as("%s: example '%s' differs from its tagged region in the example tests",
                                     snippet.where(), snippet.name())
                             .isEqualTo(normalize(regions.get(snippet.name())));
                 }));
@@ -227,7 +241,7 @@ class DocsSnippetsTest {
         assertThat(duplicates).as("examples shown twice").isEmpty();
         Set<String> unused = new TreeSet<>(taggedRegions().keySet());
         unused.removeAll(seen);
-        assertThat(unused).as("tagged regions of DocsExamplesTest that no page shows").isEmpty();
+        assertThat(unused).as("tagged regions of the example tests that no page shows").isEmpty();
     }
 
     @Test

@@ -448,15 +448,16 @@ final class BucketWrites {
 
     /**
      * Applies an adjustment. Consuming more is a plain {@code ADD}; giving back is an {@code ADD} guarded so that
-     * the balance stays within the capacity in force. When the guard fails (or the bucket is missing), the bucket is
-     * read, adjusted here and written back on its version.
+     * the balance stays within the capacity in force. Both are guarded by the deadline, so that a reset or window
+     * change that fell due is applied first. When a guard fails (or the bucket is missing), the bucket is read,
+     * adjusted here and written back on its version.
      */
     void apply(BucketDebit debit, long now) {
         Expression e = new Expression();
         StringJoiner add = new StringJoiner(", ", "ADD ", "");
         add.add(e.name(ItemCodec.VERSION) + " " + e.value(ItemCodec.number(1)));
         StringJoiner condition = new StringJoiner(" AND ");
-        condition.add("attribute_exists(PK)");
+        condition.add(e.name(ItemCodec.DEADLINE) + " > " + e.value(ItemCodec.number(now)));
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
             if (amount == 0) {

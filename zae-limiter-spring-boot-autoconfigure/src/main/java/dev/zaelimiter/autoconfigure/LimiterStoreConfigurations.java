@@ -1,0 +1,96 @@
+package dev.zaelimiter.autoconfigure;
+
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.dynamodb.DynamoDbStore;
+import dev.zaelimiter.store.memory.InMemoryStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+import java.time.Clock;
+
+/** The store beans, tried in order: DynamoDB when chosen and possible, then memory. */
+final class LimiterStoreConfigurations {
+
+    private static final Logger log = LoggerFactory.getLogger(LimiterStoreConfigurations.class);
+
+    private LimiterStoreConfigurations() {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(DynamoDbClient.class)
+    @ConditionalOnBean(DynamoDbClient.class)
+    @ConditionalOnMissingBean(LimiterStore.class)
+    @Conditional(DynamoDbChosen.class)
+    static class DynamoDb {
+
+        @Bean
+        DynamoDbStore limiterStore(DynamoDbClient dynamoDbClient, ZaeLimiterProperties properties,
+                ObjectProvider<Clock> clock) {
+            ZaeLimiterProperties.DynamoDb dynamodb = properties.getDynamodb();
+            String table = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
+            DynamoDbStore store = DynamoDbStore.builder()
+                    .client(dynamoDbClient)
+                    .table(table)
+                    .namespace(properties.getNamespace())
+                    .clock(clock.getIfUnique(Clock::systemUTC))
+                    .stampTtl(properties.getStampTtl())
+                    .cascadeWrite(dynamodb.getCascadeWrite())
+                    .build();
+            if (dynamodb.isCreateTable()) {
+                store.createTableIfMissing();
+            }
+            log.info("zae-limiter uses the DynamoDB store: table '{}', namespace '{}'", table,
+                    properties.getNamespace());
+            return store;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(LimiterStore.class)
+    static class InMemory {
+
+        @Bean
+        InMemoryStore limiterStore(ZaeLimiterProperties properties) {
+            if (properties.getStore() == ZaeLimiterProperties.StoreType.DYNAMODB) {
+                throw new InvalidDeclarationException("zae.limiter.store", "is 'dynamodb' but the application has no"
+                        + " DynamoDbClient bean; add spring-cloud-aws-starter-dynamodb (or define a DynamoDbClient"
+                        + " bean), or set zae.limiter.store=memory");
+            }
+            log.info("zae-limiter uses the in-memory store{}", properties.getStore()
+                    == ZaeLimiterProperties.StoreType.AUTO ? " (no DynamoDbClient bean and table configured)" : "");
+            return new InMemoryStore();
+        }
+    }
+
+    /** store=dynamodb, or store=auto with a table configured. */
+    static class DynamoDbChosen extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Binder binder = Binder.get(context.getEnvironment());
+            String store = binder.bind("zae.limiter.store", String.class).orElse("auto");
+            if ("dynamodb".equalsIgnoreCase(store)) {
+                return ConditionOutcome.match("zae.limiter.store is dynamodb");
+            }
+            if ("auto".equalsIgnoreCase(store)
+                    && binder.bind("zae.limiter.dynamodb.table", String.class).isBound()) {
+                return ConditionOutcome.match("zae.limiter.store is auto and zae.limiter.dynamodb.table is set");
+            }
+            return ConditionOutcome.noMatch("zae.limiter.store is " + store
+                    + (store.equalsIgnoreCase("auto") ? " and no zae.limiter.dynamodb.table is set" : ""));
+        }
+    }
+}

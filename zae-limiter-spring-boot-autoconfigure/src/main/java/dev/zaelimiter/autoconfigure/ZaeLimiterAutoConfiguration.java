@@ -1,0 +1,50 @@
+package dev.zaelimiter.autoconfigure;
+
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.store.LimiterStore;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+
+import java.time.Clock;
+
+/**
+ * Auto-configuration of the {@link RateLimiter}: its store (DynamoDB or in memory, see
+ * {@link ZaeLimiterProperties.StoreType}), and the limits declared under {@code zae.limiter}, checked and written to
+ * the store at startup. Every bean backs off when the application defines its own. A {@link Clock} bean, when the
+ * application has exactly one, becomes the limiter's clock.
+ */
+@AutoConfiguration(afterName = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "zae.limiter.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ZaeLimiterProperties.class)
+@Import({LimiterStoreConfigurations.DynamoDb.class, LimiterStoreConfigurations.InMemory.class})
+public class ZaeLimiterAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public RateLimiter rateLimiter(LimiterStore limiterStore, ZaeLimiterProperties properties,
+            ObjectProvider<Clock> clock) {
+        return RateLimiter.builder()
+                .store(limiterStore)
+                .clock(clock.getIfUnique(Clock::systemUTC))
+                .onUnavailable(properties.getOnUnavailable())
+                .build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public LimitDeclarations limitDeclarations(ZaeLimiterProperties properties) {
+        return LimitDeclarations.from(properties);
+    }
+
+    /** Writes the declarations to the store once the limiter exists, so that a bad one fails startup. */
+    @Bean
+    public InitializingBean limitDeclarationsApplier(LimitDeclarations declarations, RateLimiter rateLimiter) {
+        return () -> declarations.applyTo(rateLimiter.admin());
+    }
+}

@@ -1,0 +1,450 @@
+package dev.zaelimiter.autoconfigure;
+
+import dev.zaelimiter.DisabledMode;
+import dev.zaelimiter.Unavailable;
+import dev.zaelimiter.store.dynamodb.CascadeWrite;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Configuration of zae-limiter under {@code zae.limiter}: which store, how it behaves, and the limits declared for
+ * the system, resources and entities. Names with characters other than letters, digits and {@code -} (such as
+ * {@code openai/gpt-4} or {@code user:42}) are written in brackets as map keys: {@code "[openai/gpt-4]"}.
+ */
+@ConfigurationProperties("zae.limiter")
+public class ZaeLimiterProperties {
+
+    /** Whether to configure a rate limiter at all. */
+    private boolean enabled = true;
+
+    /** Which store keeps limits and buckets: auto picks DynamoDB when a client and a table are configured. */
+    private StoreType store = StoreType.AUTO;
+
+    /** Key prefix in the shared store, so that applications can share a table. */
+    private String namespace = "default";
+
+    /** What to do when the store fails: block (raise) or allow (admit without recording). */
+    private Unavailable onUnavailable = Unavailable.BLOCK;
+
+    /** How long a process trusts configuration it read from the store (at least 10 seconds). */
+    private Duration stampTtl = Duration.ofSeconds(60);
+
+    private final DynamoDb dynamodb = new DynamoDb();
+
+    /** Limits for every entity on every resource that has nothing more specific. */
+    private final Level system = new Level();
+
+    /** Per resource: default limits, cascade policy and disabled mode. */
+    private Map<String, Resource> resources = new LinkedHashMap<>();
+
+    /** Per entity: record (name, parent, cascade flag), disabled mode, and limits per resource. */
+    private Map<String, EntityDeclaration> entities = new LinkedHashMap<>();
+
+    /** The store kinds. */
+    public enum StoreType {
+        /** DynamoDB when a {@code DynamoDbClient} bean exists and a table is configured, otherwise memory. */
+        AUTO,
+        /** The in-memory store of this process. */
+        MEMORY,
+        /** The DynamoDB store; fails startup without a {@code DynamoDbClient} bean. */
+        DYNAMODB
+    }
+
+    /** DynamoDB store settings. */
+    public static class DynamoDb {
+
+        /** The table; setting it lets store=auto choose DynamoDB. */
+        private String table;
+
+        /** Whether to create the table (and enable TTL) at startup when it is missing. */
+        private boolean createTable = false;
+
+        /** How a cascade writes child and parent: compensating (parallel writes) or transactional. */
+        private CascadeWrite cascadeWrite = CascadeWrite.COMPENSATING;
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public boolean isCreateTable() {
+            return createTable;
+        }
+
+        public void setCreateTable(boolean createTable) {
+            this.createTable = createTable;
+        }
+
+        public CascadeWrite getCascadeWrite() {
+            return cascadeWrite;
+        }
+
+        public void setCascadeWrite(CascadeWrite cascadeWrite) {
+            this.cascadeWrite = cascadeWrite;
+        }
+    }
+
+    /** A set of limits, keyed by limit name. */
+    public static class Level {
+
+        /** Limits keyed by name, such as rpm or tpm. */
+        private Map<String, LimitDeclaration> limits = new LinkedHashMap<>();
+
+        public Map<String, LimitDeclaration> getLimits() {
+            return limits;
+        }
+
+        public void setLimits(Map<String, LimitDeclaration> limits) {
+            this.limits = limits;
+        }
+    }
+
+    /** A resource: default limits, cascade policy, disabled mode. */
+    public static class Resource extends Level {
+
+        /** Whether children cascade to their parents on this resource, unless an entity says otherwise. */
+        private Boolean cascade;
+
+        /** Whether limits are enforced on this resource: enabled, disabled or bypass. */
+        private DisabledMode disabled;
+
+        public Boolean getCascade() {
+            return cascade;
+        }
+
+        public void setCascade(Boolean cascade) {
+            this.cascade = cascade;
+        }
+
+        public DisabledMode getDisabled() {
+            return disabled;
+        }
+
+        public void setDisabled(DisabledMode disabled) {
+            this.disabled = disabled;
+        }
+    }
+
+    /** An entity: its record, its mode for every resource, and its limits per resource. */
+    public static class EntityDeclaration {
+
+        /** Display name. */
+        private String name;
+
+        /** Parent entity id; the parent must be declared or already exist, and be a root. */
+        private String parent;
+
+        /** Whether calls also spend the parent's limits (unless a cascade policy says otherwise). */
+        private boolean cascade;
+
+        /** Mode of this entity on every resource: enabled, disabled or bypass. */
+        private DisabledMode disabled;
+
+        /** Limits, cascade policy and mode of this entity per resource ({@code _default_}: every resource). */
+        private Map<String, Resource> resources = new LinkedHashMap<>();
+
+        public String getName() {
+            return name;
+        }
+
+        public void setName(String name) {
+            this.name = name;
+        }
+
+        public String getParent() {
+            return parent;
+        }
+
+        public void setParent(String parent) {
+            this.parent = parent;
+        }
+
+        public boolean isCascade() {
+            return cascade;
+        }
+
+        public void setCascade(boolean cascade) {
+            this.cascade = cascade;
+        }
+
+        public DisabledMode getDisabled() {
+            return disabled;
+        }
+
+        public void setDisabled(DisabledMode disabled) {
+            this.disabled = disabled;
+        }
+
+        public Map<String, Resource> getResources() {
+            return resources;
+        }
+
+        public void setResources(Map<String, Resource> resources) {
+            this.resources = resources;
+        }
+    }
+
+    /**
+     * One limit. A dripping limit has a capacity (tokens per refill period, and the bucket size unless burst raises
+     * it), an optional refill amount and a refill period (one minute when not set). A calendar quota has a capacity
+     * (the allowance) and one reset-schedule; a session quota a capacity and reset-after.
+     */
+    public static class LimitDeclaration {
+
+        /** Tokens per refill period, and the bucket size unless burst is set; a quota's allowance. */
+        private Long capacity;
+
+        /** Tokens returned every refill period; defaults to capacity. */
+        private Long refillAmount;
+
+        /** The refill period; one minute when not set. */
+        private Duration refillPeriod;
+
+        /** The bucket size, when larger bursts than the rate are allowed. */
+        private Long burst;
+
+        /** Metered only: never rejects, may go into debt. */
+        private boolean soft;
+
+        /** Windows with other parameters: the first matching entry wins. */
+        private List<ScheduleDeclaration> schedule = new ArrayList<>();
+
+        /** Makes the limit a calendar quota: the whole allowance comes back at the cron's edge. */
+        private List<ResetDeclaration> resetSchedule = new ArrayList<>();
+
+        /** Makes the limit a session quota: the allowance comes back this long after each first request. */
+        private Duration resetAfter;
+
+        public Long getCapacity() {
+            return capacity;
+        }
+
+        public void setCapacity(Long capacity) {
+            this.capacity = capacity;
+        }
+
+        public Long getRefillAmount() {
+            return refillAmount;
+        }
+
+        public void setRefillAmount(Long refillAmount) {
+            this.refillAmount = refillAmount;
+        }
+
+        public Duration getRefillPeriod() {
+            return refillPeriod;
+        }
+
+        public void setRefillPeriod(Duration refillPeriod) {
+            this.refillPeriod = refillPeriod;
+        }
+
+        public Long getBurst() {
+            return burst;
+        }
+
+        public void setBurst(Long burst) {
+            this.burst = burst;
+        }
+
+        public boolean isSoft() {
+            return soft;
+        }
+
+        public void setSoft(boolean soft) {
+            this.soft = soft;
+        }
+
+        public List<ScheduleDeclaration> getSchedule() {
+            return schedule;
+        }
+
+        public void setSchedule(List<ScheduleDeclaration> schedule) {
+            this.schedule = schedule;
+        }
+
+        public List<ResetDeclaration> getResetSchedule() {
+            return resetSchedule;
+        }
+
+        public void setResetSchedule(List<ResetDeclaration> resetSchedule) {
+            this.resetSchedule = resetSchedule;
+        }
+
+        public Duration getResetAfter() {
+            return resetAfter;
+        }
+
+        public void setResetAfter(Duration resetAfter) {
+            this.resetAfter = resetAfter;
+        }
+    }
+
+    /** A schedule window: a cron, a zone, and either a scale or absolute values. */
+    public static class ScheduleDeclaration {
+
+        /** Five-field cron describing the window, such as "* 9-17 * * MON-FRI". */
+        private String cron;
+
+        /** IANA time zone of the cron; UTC when not set. */
+        private String tz;
+
+        /** Multiplier of the base capacity and refill. */
+        private Double scale;
+
+        /** Absolute capacity during the window. */
+        private Long capacity;
+
+        /** Absolute refill amount during the window (with refill-period). */
+        private Long refillAmount;
+
+        /** Absolute refill period during the window (with refill-amount). */
+        private Duration refillPeriod;
+
+        public String getCron() {
+            return cron;
+        }
+
+        public void setCron(String cron) {
+            this.cron = cron;
+        }
+
+        public String getTz() {
+            return tz;
+        }
+
+        public void setTz(String tz) {
+            this.tz = tz;
+        }
+
+        public Double getScale() {
+            return scale;
+        }
+
+        public void setScale(Double scale) {
+            this.scale = scale;
+        }
+
+        public Long getCapacity() {
+            return capacity;
+        }
+
+        public void setCapacity(Long capacity) {
+            this.capacity = capacity;
+        }
+
+        public Long getRefillAmount() {
+            return refillAmount;
+        }
+
+        public void setRefillAmount(Long refillAmount) {
+            this.refillAmount = refillAmount;
+        }
+
+        public Duration getRefillPeriod() {
+            return refillPeriod;
+        }
+
+        public void setRefillPeriod(Duration refillPeriod) {
+            this.refillPeriod = refillPeriod;
+        }
+    }
+
+    /** A quota reset: the edge of a cron in a zone. */
+    public static class ResetDeclaration {
+
+        /** Five-field cron whose edge resets the quota, such as "0 0 1 * *". */
+        private String cron;
+
+        /** IANA time zone of the cron; UTC when not set. */
+        private String tz;
+
+        public String getCron() {
+            return cron;
+        }
+
+        public void setCron(String cron) {
+            this.cron = cron;
+        }
+
+        public String getTz() {
+            return tz;
+        }
+
+        public void setTz(String tz) {
+            this.tz = tz;
+        }
+    }
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public StoreType getStore() {
+        return store;
+    }
+
+    public void setStore(StoreType store) {
+        this.store = store;
+    }
+
+    public String getNamespace() {
+        return namespace;
+    }
+
+    public void setNamespace(String namespace) {
+        this.namespace = namespace;
+    }
+
+    public Unavailable getOnUnavailable() {
+        return onUnavailable;
+    }
+
+    public void setOnUnavailable(Unavailable onUnavailable) {
+        this.onUnavailable = onUnavailable;
+    }
+
+    public Duration getStampTtl() {
+        return stampTtl;
+    }
+
+    public void setStampTtl(Duration stampTtl) {
+        this.stampTtl = stampTtl;
+    }
+
+    public DynamoDb getDynamodb() {
+        return dynamodb;
+    }
+
+    public Level getSystem() {
+        return system;
+    }
+
+    public Map<String, Resource> getResources() {
+        return resources;
+    }
+
+    public void setResources(Map<String, Resource> resources) {
+        this.resources = resources;
+    }
+
+    public Map<String, EntityDeclaration> getEntities() {
+        return entities;
+    }
+
+    public void setEntities(Map<String, EntityDeclaration> entities) {
+        this.entities = entities;
+    }
+}
