@@ -7,6 +7,7 @@ import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
+import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import org.slf4j.Logger;
@@ -45,11 +46,13 @@ public final class RateLimiter {
     private final Clock clock;
     private final Unavailable onUnavailable;
     private final RateLimiterAdmin admin;
+    private final RateLimiterListener listener;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
         this.clock = builder.clock;
         this.onUnavailable = builder.onUnavailable;
+        this.listener = builder.listener;
         this.admin = new RateLimiterAdmin(store);
     }
 
@@ -74,6 +77,7 @@ public final class RateLimiter {
      */
     public Lease acquire(AcquireRequest request) {
         Objects.requireNonNull(request, "request");
+        long started = System.nanoTime();
         Plan plan;
         AcquireResult result;
         long now = clock.millis();
@@ -81,13 +85,29 @@ public final class RateLimiter {
             plan = plan(request);
             result = store.tryAcquire(plan.debits(), now);
         } catch (StoreUnavailableException e) {
-            return degraded(e, request);
+            Lease lease = degraded(e, request);
+            notify(request, Decision.Outcome.DEGRADED, List.of(), started);
+            return lease;
         }
         List<LimitStatus> statuses = statuses(plan, result.buckets(), result.admitted());
         if (!result.admitted()) {
+            notify(request, Decision.Outcome.REJECTED, statuses, started);
             throw new RateLimitExceededException(statuses);
         }
+        notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
+                started);
         return new DefaultLease(this, plan.debits(), plan.primary(), statuses);
+    }
+
+    private void notify(AcquireRequest request, Decision.Outcome outcome, List<LimitStatus> statuses, long started) {
+        if (listener != null) {
+            try {
+                listener.onDecision(new Decision(request.entityId(), request.resource(), outcome, statuses,
+                        Duration.ofNanos(System.nanoTime() - started)));
+            } catch (RuntimeException e) {
+                log.warn("rate limiter listener failed", e);
+            }
+        }
     }
 
     /**
@@ -148,6 +168,45 @@ public final class RateLimiter {
             available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limit.MILLI));
         }
         return available;
+    }
+
+    /**
+     * The configuration in force for {@code entityId} on {@code resource} and every limit's state now, for operators
+     * (the actuator endpoint). Writes nothing.
+     */
+    public BucketView inspect(String entityId, String resource) {
+        String id = Identifiers.entityId("entityId", entityId);
+        String res = Identifiers.resource("resource", resource);
+        ConfigSnapshot snapshot = store.loadConfig(id, res);
+        Resolution resolution = ConfigResolver.resolve(snapshot, null);
+        long now = clock.millis();
+        BucketDebit debit = new BucketDebit(new BucketKey(id, res), resolution.limits(), Map.of(), false,
+                resolution.source().isDefault());
+        BucketState state = resolution.limits().isEmpty() ? null : store.peek(List.of(debit), now).get(0).state();
+        List<LimitView> views = new ArrayList<>();
+        for (Limit limit : resolution.limits()) {
+            Limit.Parameters p = limit.parametersAt(now);
+            var limitState = state.limits().get(limit.name());
+            long available = Math.floorDiv(state.balanceMilli(limit.name()), Limit.MILLI);
+            long reset = limit.nextResetAfter(now);
+            String window = null;
+            for (ScheduleEntry entry : limit.schedule()) {
+                if (entry.cron().matches(java.time.Instant.ofEpochMilli(now), entry.zone())) {
+                    window = entry.cron().expression();
+                    break;
+                }
+            }
+            if (reset == Limit.NEVER && limitState != null && limitState.inWindow()) {
+                reset = limitState.windowStartMillis() + limit.resetAfter().orElseThrow().toMillis();
+            }
+            views.add(new LimitView(limit.name(), p.capacityMilli() / Limit.MILLI, available,
+                    p.refillAmountMilli() / Limit.MILLI, p.drips() ? Duration.ofMillis(p.refillPeriodMillis()) : null,
+                    limit.isSoft(), limit.isSoft() && available < 0, window,
+                    reset == Limit.NEVER ? null : java.time.Instant.ofEpochMilli(reset),
+                    limitState == null ? 0 : limitState.consumedMilli() / Limit.MILLI));
+        }
+        return new BucketView(id, res, snapshot.entity(), resolution.source().name(), resolution.disabled(),
+                resolution.parentId(), views);
     }
 
     /** Entities, configuration levels and switches of the store this limiter uses. */
@@ -277,8 +336,15 @@ public final class RateLimiter {
         private LimiterStore store;
         private Clock clock = Clock.systemUTC();
         private Unavailable onUnavailable = Unavailable.BLOCK;
+        private RateLimiterListener listener;
 
         private Builder() {
+        }
+
+        /** Observes every decision (metrics, logs); none when not set. */
+        public Builder listener(RateLimiterListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
         }
 
         /** The store; an {@link InMemoryStore} when not set. */

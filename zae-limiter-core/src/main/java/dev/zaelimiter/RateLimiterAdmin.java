@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.LimiterStore;
 
@@ -140,6 +141,12 @@ public final class RateLimiterAdmin {
     /** The entities whose parent is {@code parentId}, ordered by id. */
     public List<Entity> children(String parentId) {
         return store.children(Identifiers.entityId("parentId", parentId));
+    }
+
+    /** Puts the bucket of {@code entityId} on {@code resource} back to full, as if it had never been used. */
+    public void resetBucket(String entityId, String resource) {
+        store.deleteBucket(new BucketKey(Identifiers.entityId("entityId", entityId),
+                Identifiers.resource("resource", resource)));
     }
 
     // ---- limits

@@ -96,6 +96,11 @@ class UnavailabilityTest {
         }
 
         @Override
+        public void deleteBucket(dev.zaelimiter.store.BucketKey key) {
+            delegate.deleteBucket(key);
+        }
+
+        @Override
         public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
             maybeFail();
             return delegate.peek(debits, now);

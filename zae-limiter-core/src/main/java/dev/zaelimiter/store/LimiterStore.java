@@ -70,6 +70,9 @@ public interface LimiterStore extends AutoCloseable {
      */
     void apply(List<BucketDebit> debits, long now);
 
+    /** Removes one bucket, so that it starts full on its next use. */
+    void deleteBucket(BucketKey key);
+
     /** The buckets of {@code debits} refilled to {@code now}, without writing anything. */
     List<BucketSnapshot> peek(List<BucketDebit> debits, long now);
 

@@ -280,6 +280,37 @@ public abstract class BucketContract extends StoreContractSupport {
         assertThat(lease.overdrawn()).isEmpty();
     }
 
+    @Test
+    void inspectShowsTheConfigurationInForceAndEveryLimitWithoutWriting() {
+        admin.setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 10),
+                Limit.perMinute("tpm", 1000).soft()));
+        limiter.acquire("user-1", "gpt-4", consume("rpm", 3, "tpm", 1200)).close();
+        var view = limiter.inspect("user-1", "gpt-4");
+        assertThat(view.source()).isEqualTo("RESOURCE");
+        assertThat(view.disabled()).isEqualTo(dev.zaelimiter.DisabledMode.ENABLED);
+        assertThat(view.cascadesTo()).isNull();
+        assertThat(view.limits()).extracting(dev.zaelimiter.LimitView::name).containsExactly("rpm", "tpm");
+        assertThat(view.limits().get(0)).satisfies(rpm -> {
+            assertThat(rpm.capacity()).isEqualTo(10);
+            assertThat(rpm.available()).isEqualTo(7);
+            assertThat(rpm.refillAmount()).isEqualTo(10);
+            assertThat(rpm.refillPeriod()).isEqualTo(Duration.ofMinutes(1));
+            assertThat(rpm.consumed()).isEqualTo(3);
+            assertThat(rpm.nextReset()).isNull();
+        });
+        assertThat(view.limits().get(1).overdrawn()).isTrue();
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 7L);
+    }
+
+    @Test
+    void resetBucketPutsItBackToFull() {
+        admin.setResourceDefaults("api", List.of(Limit.perHour("rph", 5)));
+        limiter.acquire("user-1", "api", consume("rph", 5));
+        admin.resetBucket("user-1", "api");
+        assertThat(limiter.available("user-1", "api")).containsEntry("rph", 5L);
+        limiter.acquire("user-1", "api", consume("rph", 5));
+    }
+
     protected static RateLimitExceededException catchExceeded(Runnable call) {
         try {
             call.run();

@@ -9,6 +9,7 @@ import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
@@ -355,6 +356,11 @@ public final class DynamoDbStore implements LimiterStore {
             }
             return null;
         });
+    }
+
+    @Override
+    public void deleteBucket(BucketKey key) {
+        call("delete bucket", () -> client.deleteItem(b -> b.tableName(table).key(keys.bucket(key))));
     }
 
     @Override

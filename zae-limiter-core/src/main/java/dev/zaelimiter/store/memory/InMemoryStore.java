@@ -186,6 +186,17 @@ public final class InMemoryStore implements LimiterStore {
         return snapshots;
     }
 
+    @Override
+    public void deleteBucket(BucketKey key) {
+        Cell cell = buckets.get(key);
+        if (cell != null) {
+            synchronized (cell) {
+                cell.retired = true;
+                buckets.remove(key, cell);
+            }
+        }
+    }
+
     /** The number of buckets held now, for tests and metrics. */
     public int bucketCount() {
         return buckets.size();

@@ -1,0 +1,46 @@
+package dev.zaelimiter;
+
+import dev.zaelimiter.testing.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ListenerTest {
+
+    @Test
+    void everyDecisionReachesTheListenerWithItsOutcome() {
+        List<Decision> decisions = new ArrayList<>();
+        RateLimiter limiter = RateLimiter.builder().clock(MutableClock.start()).listener(decisions::add).build();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1)));
+        limiter.admin().setEntityDisabled("vip", "api", DisabledMode.BYPASS);
+
+        limiter.acquire("user-1", "api", Map.of("rpm", 1L));
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", 1L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        limiter.acquire("vip", "api", Map.of("rpm", 1L));
+        assertThatThrownBy(() -> limiter.acquire("user#1", "api", Map.of("rpm", 1L)))
+                .isInstanceOf(ValidationException.class);
+
+        assertThat(decisions).extracting(Decision::outcome).containsExactly(Decision.Outcome.ADMITTED,
+                Decision.Outcome.REJECTED, Decision.Outcome.BYPASSED);
+        assertThat(decisions.get(1).statuses()).singleElement().satisfies(s -> assertThat(s.exceeded()).isTrue());
+        assertThat(decisions).allSatisfy(d -> {
+            assertThat(d.resource()).isEqualTo("api");
+            assertThat(d.latency().isNegative()).isFalse();
+        });
+    }
+
+    @Test
+    void aFailingListenerDoesNotBreakTheCall() {
+        RateLimiter limiter = RateLimiter.builder().clock(MutableClock.start()).listener(d -> {
+            throw new IllegalStateException("metrics down");
+        }).build();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1)));
+        assertThat(limiter.acquire("user-1", "api", Map.of("rpm", 1L)).statuses()).hasSize(1);
+    }
+}
