@@ -1,6 +1,7 @@
 package dev.zaelimiter.autoconfigure;
 
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.RateLimiterListener;
 import dev.zaelimiter.store.LimiterStore;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
@@ -12,12 +13,14 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 import java.time.Clock;
+import java.util.List;
 
 /**
  * Auto-configuration of the {@link RateLimiter}: its store (DynamoDB or in memory, see
  * {@link ZaeLimiterProperties.StoreType}), and the limits declared under {@code zae.limiter}, checked and written to
  * the store at startup. Every bean backs off when the application defines its own. A {@link Clock} bean, when the
- * application has exactly one, becomes the limiter's clock.
+ * application has exactly one, becomes the limiter's clock; every {@link RateLimiterListener} bean observes its
+ * decisions.
  */
 @AutoConfiguration(afterName = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "zae.limiter.enabled", matchIfMissing = true)
@@ -28,12 +31,16 @@ public class ZaeLimiterAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public RateLimiter rateLimiter(LimiterStore limiterStore, ZaeLimiterProperties properties,
-            ObjectProvider<Clock> clock) {
-        return RateLimiter.builder()
+            ObjectProvider<Clock> clock, ObjectProvider<RateLimiterListener> listeners) {
+        RateLimiter.Builder builder = RateLimiter.builder()
                 .store(limiterStore)
                 .clock(clock.getIfUnique(Clock::systemUTC))
-                .onUnavailable(properties.getOnUnavailable())
-                .build();
+                .onUnavailable(properties.getOnUnavailable());
+        List<RateLimiterListener> all = listeners.orderedStream().toList();
+        if (!all.isEmpty()) {
+            builder.listener(all.size() == 1 ? all.get(0) : decision -> all.forEach(l -> l.onDecision(decision)));
+        }
+        return builder.build();
     }
 
     @Bean
