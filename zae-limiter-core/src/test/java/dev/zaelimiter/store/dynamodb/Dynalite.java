@@ -75,7 +75,8 @@ public final class Dynalite {
     }
 
     private static Path locate() {
-        for (Path candidate : new Path[] {Path.of("src/test/dynalite"), Path.of("zae-limiter-core/src/test/dynalite")}) {
+        for (Path candidate : new Path[] {Path.of("src/test/dynalite"), Path.of("zae-limiter-core/src/test/dynalite"),
+                Path.of("../zae-limiter-core/src/test/dynalite")}) {
             if (Files.isDirectory(candidate)) {
                 return candidate.toAbsolutePath();
             }

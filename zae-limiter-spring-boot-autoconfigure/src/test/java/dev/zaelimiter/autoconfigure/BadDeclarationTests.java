@@ -1,0 +1,92 @@
+package dev.zaelimiter.autoconfigure;
+
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.memory.InMemoryStore;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every kind of bad declaration fails startup, names its property, says what to write, and writes nothing. */
+class BadDeclarationTests {
+
+    private final InMemoryStore store = new InMemoryStore();
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class))
+            .withBean(LimiterStore.class, () -> store)
+            .withPropertyValues("zae.limiter.resources.ok.limits.rpm.capacity=5");
+
+    static Stream<Arguments> badDeclarations() {
+        String r = "zae.limiter.resources.gpt-4.limits.rpm.";
+        return Stream.of(
+                Arguments.of(new String[] {r + "refill-period=1m"}, r + "capacity", "needs a capacity"),
+                Arguments.of(new String[] {r + "capacity=0"}, "zae.limiter.resources.gpt-4.limits.rpm",
+                        "greater than zero"),
+                Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=0 * 9-17 * * MON-FRI",
+                        r + "schedule[0].scale=0.5"}, r + "schedule[0]", "seconds"),
+                Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* * L * *",
+                        r + "schedule[0].scale=0.5"}, r + "schedule[0]", "L"),
+                Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* * * * MON-SUN",
+                        r + "schedule[0].scale=0.5"}, r + "schedule[0]", "write * or a list"),
+                Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
+                        r + "schedule[0].tz=Mars/Olympus", r + "schedule[0].scale=0.5"}, r + "schedule[0]",
+                        "time zone"),
+                Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
+                        r + "schedule[0].scale=0.5", r + "schedule[0].capacity=3"}, r + "schedule[0]", "not both"),
+                Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
+                        r + "schedule[0].scale=0"}, r + "schedule[0]", "greater than"),
+                Arguments.of(new String[] {r + "capacity=10", r + "reset-schedule[0].cron=0 0 * * *",
+                        r + "refill-amount=5"}, r + "refill-amount", "does not drip"),
+                Arguments.of(new String[] {r + "capacity=10", r + "reset-schedule[0].cron=0 0 * * *",
+                        r + "reset-after=1h"}, r + "reset-after", "not both"),
+                Arguments.of(new String[] {"zae.limiter.resources.gpt-4.limits.[1rpm].capacity=10"},
+                        "zae.limiter.resources.gpt-4.limits.1rpm", "starts with a letter"),
+                Arguments.of(new String[] {"zae.limiter.resources.[gpt#4].limits.rpm.capacity=10"},
+                        "zae.limiter.resources.gpt#4", "resource name"),
+                Arguments.of(new String[] {"zae.limiter.entities.[-bad].name=x"}, "zae.limiter.entities.-bad",
+                        "entity id"),
+                Arguments.of(new String[] {"zae.limiter.entities.a.parent=b", "zae.limiter.entities.b.parent=c",
+                        "zae.limiter.entities.c.name=root"}, "zae.limiter.entities.a.parent", "two levels"),
+                Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
+                        r + "schedule[0].tz=America/New_York", r + "schedule[0].scale=0.5",
+                        "zae.limiter.resources.gpt-4.limits.tpm.capacity=10",
+                        "zae.limiter.resources.gpt-4.limits.tpm.schedule[0].cron=* 9-17 * * *",
+                        "zae.limiter.resources.gpt-4.limits.tpm.schedule[0].tz=Europe/Berlin",
+                        "zae.limiter.resources.gpt-4.limits.tpm.schedule[0].scale=0.5"},
+                        "zae.limiter.resources.gpt-4.limits", "one time zone"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badDeclarations")
+    void failsStartupNamingThePropertyAndWritesNothing(String[] properties, String property, String says) {
+        runner.withPropertyValues(properties).run(context -> {
+            assertThat(context).hasFailed();
+            Throwable failure = context.getStartupFailure();
+            InvalidDeclarationException cause = findCause(failure);
+            assertThat(cause).as("startup failure %s", failure).isNotNull();
+            assertThat(cause.property()).isEqualTo(property);
+            assertThat(cause.reason()).contains(says);
+            FailureAnalysis analysis = new InvalidDeclarationFailureAnalyzer().analyze(failure);
+            assertThat(analysis.getDescription()).contains(property).contains(says);
+            assertThat(analysis.getAction()).contains(property);
+        });
+        assertThat(RateLimiter.builder().store(store).build().admin().getResourceDefaults("ok"))
+                .as("a bad declaration stops every write").isEmpty();
+    }
+
+    private static InvalidDeclarationException findCause(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof InvalidDeclarationException e) {
+                return e;
+            }
+        }
+        return null;
+    }
+}
