@@ -144,11 +144,26 @@ final class BucketWrites {
      * only takes the fast path inside a running session: starting one needs the slow path to set its deadline.
      */
     private UpdateItemRequest fastUpdate(BucketDebit debit, long now, String stamp) {
+        return debitUpdate(debit, now, stamp, false)
+                .returnValues(ReturnValue.ALL_NEW)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build();
+    }
+
+    /**
+     * The {@code ADD} of a debit's amounts to balances (unless count-only) and consumption counters, guarded by the
+     * deadline, by the stamp when one is given, and by every touched balance existing. An admission
+     * ({@code correction == false}) also guards each hard limit's floor and a session quota's running session; a
+     * correction guards each refund so that it cannot lift a balance above the capacity in force.
+     */
+    private UpdateItemRequest.Builder debitUpdate(BucketDebit debit, long now, String stamp, boolean correction) {
         Expression e = new Expression();
         StringJoiner add = new StringJoiner(", ", "ADD ", "");
         add.add(e.name(ItemCodec.VERSION) + " " + e.value(ItemCodec.number(1)));
         StringJoiner condition = new StringJoiner(" AND ");
-        condition.add(e.name(ItemCodec.STAMP) + " = " + e.value(AttributeValue.fromS(stamp)));
+        if (stamp != null) {
+            condition.add(e.name(ItemCodec.STAMP) + " = " + e.value(AttributeValue.fromS(stamp)));
+        }
         condition.add(e.name(ItemCodec.DEADLINE) + " > " + e.value(ItemCodec.number(now)));
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
@@ -157,17 +172,18 @@ final class BucketWrites {
             }
             String balance = e.name(ItemCodec.BALANCE + limit.name());
             add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+            boolean floor = !correction && !debit.countOnly() && !limit.isSoft() && amount > 0;
+            condition.add(floor ? balance + " >= " + e.value(ItemCodec.number(amount))
+                    : "attribute_exists(" + balance + ")");
             if (debit.countOnly()) {
-                condition.add("attribute_exists(" + balance + ")");
                 continue;
             }
             add.add(balance + " " + e.value(ItemCodec.number(-amount)));
-            if (!limit.isSoft() && amount > 0) {
-                condition.add(balance + " >= " + e.value(ItemCodec.number(amount)));
-            } else {
-                condition.add("attribute_exists(" + balance + ")");
+            if (correction && amount < 0) {
+                long ceiling = limit.parametersAt(now).capacityMilli() + amount;
+                condition.add(balance + " <= " + e.value(ItemCodec.number(ceiling)));
             }
-            if (limit.resetAfter().isPresent()) {
+            if (!correction && limit.resetAfter().isPresent()) {
                 condition.add("attribute_exists(" + e.name(ItemCodec.WINDOW + limit.name()) + ")");
             }
         }
@@ -175,10 +191,7 @@ final class BucketWrites {
                 .updateExpression(add.toString())
                 .conditionExpression(condition.toString())
                 .expressionAttributeNames(e.names)
-                .expressionAttributeValues(e.values)
-                .returnValues(ReturnValue.ALL_NEW)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .build();
+                .expressionAttributeValues(e.values);
     }
 
     /** Writes the whole bucket, on the condition that its version is still that of {@code previous}. */
@@ -453,31 +466,8 @@ final class BucketWrites {
      * adjusted here and written back on its version.
      */
     void apply(BucketDebit debit, long now) {
-        Expression e = new Expression();
-        StringJoiner add = new StringJoiner(", ", "ADD ", "");
-        add.add(e.name(ItemCodec.VERSION) + " " + e.value(ItemCodec.number(1)));
-        StringJoiner condition = new StringJoiner(" AND ");
-        condition.add(e.name(ItemCodec.DEADLINE) + " > " + e.value(ItemCodec.number(now)));
-        for (Limit limit : debit.limits()) {
-            long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
-            if (amount == 0) {
-                continue;
-            }
-            String balance = e.name(ItemCodec.BALANCE + limit.name());
-            add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
-            condition.add("attribute_exists(" + balance + ")");
-            if (!debit.countOnly()) {
-                add.add(balance + " " + e.value(ItemCodec.number(-amount)));
-                if (amount < 0) {
-                    long ceiling = limit.parametersAt(now).capacityMilli() + amount;
-                    condition.add(balance + " <= " + e.value(ItemCodec.number(ceiling)));
-                }
-            }
-        }
         try {
-            client.updateItem(b -> b.tableName(table).key(keys.bucket(debit.key()))
-                    .updateExpression(add.toString()).conditionExpression(condition.toString())
-                    .expressionAttributeNames(e.names).expressionAttributeValues(e.values));
+            client.updateItem(debitUpdate(debit, now, null, true).build());
             return;
         } catch (ConditionalCheckFailedException slow) {
             // adjusted below
