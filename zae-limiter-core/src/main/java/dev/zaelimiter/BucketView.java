@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -12,10 +13,11 @@ import java.util.List;
  * @param source      which configuration level supplied the limits
  * @param disabled    the resolved disabled mode
  * @param cascadesTo  the parent a call would also debit, or {@code null}
+ * @param pausedUntil the end of a pause in force, or {@code null}
  * @param limits      each limit
  */
 public record BucketView(String entityId, String resource, Entity entity, String source, DisabledMode disabled,
-        String cascadesTo, List<LimitView> limits) {
+        String cascadesTo, Instant pausedUntil, List<LimitView> limits) {
 
     public BucketView {
         limits = List.copyOf(limits);

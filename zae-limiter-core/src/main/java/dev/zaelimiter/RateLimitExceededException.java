@@ -21,6 +21,13 @@ public class RateLimitExceededException extends RateLimiterException {
                 .max(Duration::compareTo).orElse(Duration.ZERO);
     }
 
+    /** For refusals that no limit status explains, such as a pause. */
+    protected RateLimitExceededException(String message, List<LimitStatus> statuses, Duration retryAfter) {
+        super(message);
+        this.statuses = List.copyOf(statuses);
+        this.retryAfter = retryAfter;
+    }
+
     private static String message(List<LimitStatus> statuses) {
         StringBuilder sb = new StringBuilder("rate limit exceeded:");
         for (LimitStatus s : statuses) {

@@ -7,6 +7,7 @@ import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
+import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
@@ -15,12 +16,14 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -82,8 +85,11 @@ public final class RateLimiter {
         AcquireResult result;
         long now = clock.millis();
         try {
-            plan = plan(request);
+            plan = plan(request, now);
             result = store.tryAcquire(plan.debits(), now);
+        } catch (ResourcePausedException e) {
+            notify(request, Decision.Outcome.REJECTED, List.of(), started);
+            throw e;
         } catch (StoreUnavailableException e) {
             Lease lease = degraded(e, request);
             notify(request, Decision.Outcome.DEGRADED, List.of(), started);
@@ -137,8 +143,9 @@ public final class RateLimiter {
     public Availability checkAvailability(AcquireRequest request) {
         Objects.requireNonNull(request, "request");
         try {
-            Plan plan = plan(request);
-            List<BucketSnapshot> snapshots = store.peek(plan.debits(), clock.millis());
+            long now = clock.millis();
+            Plan plan = plan(request, now);
+            List<BucketSnapshot> snapshots = store.peek(plan.debits(), now);
             List<LimitStatus> statuses = statuses(plan, snapshots, false);
             Duration wait = Duration.ZERO;
             boolean allowed = true;
@@ -149,6 +156,8 @@ public final class RateLimiter {
                 }
             }
             return new Availability(allowed, plan.primaryBypassed(), wait, statuses);
+        } catch (ResourcePausedException e) {
+            return new Availability(false, false, e.retryAfter(), List.of());
         } catch (StoreUnavailableException e) {
             if (onUnavailable == Unavailable.BLOCK) {
                 throw e;
@@ -160,9 +169,10 @@ public final class RateLimiter {
 
     /** Whole tokens available now per limit of {@code entityId} on {@code resource} (negative in debt). */
     public Map<String, Long> available(String entityId, String resource) {
-        Plan plan = plan(AcquireRequest.of(entityId, resource));
+        long now = clock.millis();
+        Plan plan = plan(AcquireRequest.of(entityId, resource), NO_PAUSE_CHECK);
         BucketDebit primary = plan.debits().get(0);
-        BucketState state = store.peek(List.of(primary), clock.millis()).get(0).state();
+        BucketState state = store.peek(List.of(primary), now).get(0).state();
         Map<String, Long> available = new LinkedHashMap<>();
         for (Limit limit : primary.limits()) {
             available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limit.MILLI));
@@ -205,8 +215,82 @@ public final class RateLimiter {
                     reset == Limit.NEVER ? null : java.time.Instant.ofEpochMilli(reset),
                     limitState == null ? 0 : limitState.consumedMilli() / Limit.MILLI));
         }
+        long paused = pausedUntil(snapshot);
         return new BucketView(id, res, snapshot.entity(), resolution.source().name(), resolution.disabled(),
-                resolution.parentId(), views);
+                resolution.parentId(), paused > now ? Instant.ofEpochMilli(paused) : null, views);
+    }
+
+    /**
+     * Pauses every call on {@code resource} for {@code duration}, in every process sharing the store: a call made
+     * before the pause ends raises {@link ResourcePausedException}. Other processes see the pause when they next read
+     * configuration (within {@code stampTtl} on DynamoDB); this one at once.
+     *
+     * @return when the pause ends
+     */
+    public Instant pause(String resource, Duration duration) {
+        return pauseUntil(ConfigScope.resource(Identifiers.resource("resource", resource)), duration);
+    }
+
+    /** Pauses the calls of {@code entityId} on {@code resource} for {@code duration}, as {@link #pause(String, Duration)}. */
+    public Instant pause(String resource, String entityId, Duration duration) {
+        return pauseUntil(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
+                Identifiers.resource("resource", resource)), duration);
+    }
+
+    /**
+     * Pauses as an upstream {@code Retry-After} header asks: a number of seconds or an HTTP date. With a
+     * {@code null} {@code entityId} the whole resource pauses.
+     *
+     * @return when the pause ends, or empty when the value asks for no wait
+     * @throws ValidationException when {@code retryAfter} is neither
+     */
+    public Optional<Instant> pauseFromRetryAfter(String resource, String entityId, String retryAfter) {
+        Duration wait = parseRetryAfter(retryAfter);
+        if (wait.isZero() || wait.isNegative()) {
+            return Optional.empty();
+        }
+        return Optional.of(entityId == null ? pause(resource, wait) : pause(resource, entityId, wait));
+    }
+
+    /** Ends a pause of {@code resource} early. */
+    public void resume(String resource) {
+        store.putPause(ConfigScope.resource(Identifiers.resource("resource", resource)), null);
+    }
+
+    /** Ends a pause of {@code entityId} on {@code resource} early. */
+    public void resume(String resource, String entityId) {
+        store.putPause(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
+                Identifiers.resource("resource", resource)), null);
+    }
+
+    private Instant pauseUntil(ConfigScope scope, Duration duration) {
+        if (duration == null || duration.isNegative() || duration.isZero()) {
+            throw new ValidationException("duration", duration, "a pause lasts more than zero");
+        }
+        Instant until = clock.instant().plus(duration);
+        store.putPause(scope, until.toEpochMilli());
+        return until;
+    }
+
+    private Duration parseRetryAfter(String value) {
+        String v = value == null ? "" : value.trim();
+        if (!v.isEmpty() && v.chars().allMatch(Character::isDigit)) {
+            return Duration.ofSeconds(Long.parseLong(v));
+        }
+        try {
+            Instant at = java.time.ZonedDateTime.parse(v, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME)
+                    .toInstant();
+            return Duration.between(clock.instant(), at);
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new ValidationException("retryAfter", value, "a Retry-After value is a number of seconds or an"
+                    + " HTTP date such as 'Wed, 21 Oct 2026 07:28:00 GMT'");
+        }
+    }
+
+    private static long pausedUntil(ConfigSnapshot snapshot) {
+        Long entity = snapshot.entityResource().pausedUntil();
+        Long resource = snapshot.resource().pausedUntil();
+        return Math.max(entity == null ? Long.MIN_VALUE : entity, resource == null ? Long.MIN_VALUE : resource);
     }
 
     /** Entities, configuration levels and switches of the store this limiter uses. */
@@ -240,13 +324,23 @@ public final class RateLimiter {
     record Plan(List<BucketDebit> debits, Resolution primary, boolean primaryBypassed) {
     }
 
-    private Plan plan(AcquireRequest request) {
+    /** Passed as {@code now} to {@link #plan} by reads that report balances whether or not a pause is on. */
+    private static final long NO_PAUSE_CHECK = Long.MAX_VALUE;
+
+    /** The debits of {@code request}; raises when it is invalid or paused at {@code now}. */
+    private Plan plan(AcquireRequest request, long now) {
         String entityId = Identifiers.entityId("entityId", request.entityId());
         String resource = Identifiers.resource("resource", request.resource());
         Map<String, Long> amounts = validateAmounts(request.consume());
         List<Limit> override = request.limits() == null ? null : Limit.validateLevel("limits", request.limits());
 
-        Resolution primary = ConfigResolver.resolve(store.loadConfig(entityId, resource), override);
+        ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
+        long pausedUntil = pausedUntil(snapshot);
+        if (pausedUntil > now) {
+            throw new ResourcePausedException(entityId, resource, Instant.ofEpochMilli(pausedUntil),
+                    Duration.ofMillis(pausedUntil - now));
+        }
+        Resolution primary = ConfigResolver.resolve(snapshot, override);
         List<BucketDebit> debits = new ArrayList<>(2);
         debits.add(debit(entityId, resource, primary, amounts, true));
         if (primary.cascades()) {

@@ -59,6 +59,11 @@ class UnavailabilityTest {
         }
 
         @Override
+        public void putPause(ConfigScope scope, Long until) {
+            delegate.putPause(scope, until);
+        }
+
+        @Override
         public void createEntity(Entity entity) {
             delegate.createEntity(entity);
         }

@@ -36,6 +36,14 @@ public interface LimiterStore extends AutoCloseable {
     /** Sets the cascade policy of one level; {@code null} removes it. */
     void putCascade(ConfigScope scope, Boolean cascade);
 
+    /**
+     * Pauses one level (a resource, or an entity on a resource) until {@code until} (epoch ms); {@code null} resumes.
+     * Stores that decorate another must delegate this too.
+     */
+    default void putPause(ConfigScope scope, Long until) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support pauses");
+    }
+
     // ---- entities
 
     /** Stores a new entity; raises {@link EntityExistsException} when the id is taken. */

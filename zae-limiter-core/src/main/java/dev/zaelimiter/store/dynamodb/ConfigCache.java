@@ -24,8 +24,12 @@ final class ConfigCache {
     private record Entry(Map<String, AttributeValue> item, long expiresAt) {
     }
 
+    /** Every this many calls, expired entries are dropped, so that the cache holds only what was used lately. */
+    private static final long SWEEP_EVERY = 4096;
+
     private final ConcurrentHashMap<Map<String, AttributeValue>, CompletableFuture<Entry>> entries =
             new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
     private final Clock clock;
     private final long ttlMillis;
     private final Function<List<Map<String, AttributeValue>>, Map<Map<String, AttributeValue>,
@@ -44,6 +48,9 @@ final class ConfigCache {
     /** The items at {@code keys} ({@code null} where absent), in the same order. */
     List<Map<String, AttributeValue>> get(List<Map<String, AttributeValue>> keys) {
         long now = clock.millis();
+        if ((calls.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
+            entries.values().removeIf(future -> isStale(future, now));
+        }
         Map<Map<String, AttributeValue>, CompletableFuture<Entry>> mine = new LinkedHashMap<>();
         List<CompletableFuture<Entry>> futures = new ArrayList<>(keys.size());
         for (Map<String, AttributeValue> key : keys) {
@@ -97,6 +104,11 @@ final class ConfigCache {
 
     void invalidate(Map<String, AttributeValue> key) {
         entries.remove(key);
+    }
+
+    /** How many items are cached now. */
+    int size() {
+        return entries.size();
     }
 
     void clear() {

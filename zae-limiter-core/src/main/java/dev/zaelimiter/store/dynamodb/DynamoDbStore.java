@@ -226,6 +226,11 @@ public final class DynamoDbStore implements LimiterStore {
         updateLevel(scope, ItemCodec.CASCADE, cascade == null ? null : AttributeValue.fromBool(cascade));
     }
 
+    @Override
+    public void putPause(ConfigScope scope, Long until) {
+        updateLevel(scope, ItemCodec.PAUSED, until == null ? null : ItemCodec.number(until));
+    }
+
     private void updateLevel(ConfigScope scope, String attribute, AttributeValue value) {
         Map<String, AttributeValue> key = keys.config(scope);
         call("write configuration", () -> {

@@ -27,7 +27,7 @@ import java.util.Map;
  * <pre>
  * bucket:  lr (last refill, ms)  v (version)  cs (config stamp)  dl (deadline, ms)  ttl (s, default-derived only)
  *          b_{limit} balance, c_{limit} consumed, w_{limit} session start (milli-tokens, ms)
- * config:  lim (list of limits)  dis (disabled mode)  cas (cascade policy)
+ * config:  lim (list of limits)  dis (disabled mode)  cas (cascade policy)  pau (paused until, ms)
  * entity:  id  nm (name)  par (parent)  cas (cascade flag)
  * </pre>
  */
@@ -44,6 +44,7 @@ final class ItemCodec {
     static final String LIMITS = "lim";
     static final String DISABLED = "dis";
     static final String CASCADE = "cas";
+    static final String PAUSED = "pau";
     static final String ID = "id";
     static final String NAME = "nm";
     static final String PARENT = "par";
@@ -150,7 +151,8 @@ final class ItemCodec {
         return new LevelConfig(
                 item.containsKey(LIMITS) ? limits(item.get(LIMITS)) : null,
                 item.containsKey(DISABLED) ? DisabledMode.valueOf(item.get(DISABLED).s()) : null,
-                item.containsKey(CASCADE) ? item.get(CASCADE).bool() : null);
+                item.containsKey(CASCADE) ? item.get(CASCADE).bool() : null,
+                item.containsKey(PAUSED) ? longOf(item.get(PAUSED)) : null);
     }
 
     static Entity entity(Map<String, AttributeValue> item) {

@@ -82,6 +82,11 @@ public final class InMemoryStore implements LimiterStore {
         updateLevel(scope, level -> level.withCascade(cascade));
     }
 
+    @Override
+    public void putPause(ConfigScope scope, Long until) {
+        updateLevel(scope, level -> level.withPausedUntil(until));
+    }
+
     private void updateLevel(ConfigScope scope, UnaryOperator<LevelConfig> change) {
         config.compute(scope, (key, old) -> {
             LevelConfig next = change.apply(old == null ? LevelConfig.EMPTY : old);

@@ -105,6 +105,19 @@ class DynamoDbSharedTableTest {
     }
 
     @Test
+    void aPauseReachesTheOtherProcessWithinStampTtl() {
+        processA.admin().setSystemDefaults(List.of(Limit.perDay("rpm", 10)));
+        processB.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        processA.pause("gpt-4", Duration.ofMinutes(5));
+        clock.advance(Duration.ofSeconds(31));
+        assertThatThrownBy(() -> processB.acquire("user-1", "gpt-4", Map.of("rpm", 1L)))
+                .isInstanceOf(dev.zaelimiter.ResourcePausedException.class);
+        processA.resume("gpt-4");
+        clock.advance(Duration.ofSeconds(31));
+        processB.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+    }
+
+    @Test
     void racingFirstAcquiresLeaveOneBucketWithBothDebits() throws Exception {
         processA.admin().setSystemDefaults(List.of(Limit.perMinute("rpm", 10)));
         CyclicBarrier bothRead = new CyclicBarrier(2);

@@ -1,0 +1,69 @@
+package dev.zaelimiter.benchmarks;
+
+import dev.zaelimiter.benchmarks.BenchmarkHarness.Result;
+import dev.zaelimiter.benchmarks.BenchmarkHarness.Settings;
+import software.amazon.awssdk.core.util.VersionInfo;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Our DynamoDB acquire against the read-then-conditional-write baseline, side by side on one dynalite in one run.
+ * Prints Markdown tables (progress goes to stderr). See {@code docs/performance.md}.
+ *
+ * <pre>
+ * java -jar benchmarks/target/zae-limiter-benchmarks.jar [--slice-ms=2500] [--rounds=5] [--warmup-ms=5000]
+ *      [--scenario-warmup-ms=1000] [--threads=1,8] [--keys=1000] [--tight-rate=100] [--no-tight]
+ * </pre>
+ */
+public final class DynamoDbBenchmark {
+
+    private DynamoDbBenchmark() {
+    }
+
+    public static void main(String[] args) {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        Settings settings = parse(args);
+        long started = System.nanoTime();
+        try (DynaliteServer server = DynaliteServer.start();
+             BenchmarkHarness harness = new BenchmarkHarness(server, System.err)) {
+            List<Result> results = harness.run(settings);
+            System.out.printf("DynamoDB acquire, zae-limiter vs read + conditional put, on dynalite %s (pid %d)%n%n",
+                    server.version(), server.pid());
+            System.out.printf("Java %s, %d available processors, %s %s, AWS SDK %s; slices of %d ms x %d rounds per"
+                            + " side, alternating; %.0f s in all%n%n",
+                    System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
+                    System.getProperty("os.name"), System.getProperty("os.arch"), VersionInfo.SDK_VERSION,
+                    settings.sliceMillis(), settings.rounds(), (System.nanoTime() - started) / 1e9);
+            System.out.print(Report.markdown(results));
+        }
+    }
+
+    static Settings parse(String[] args) {
+        Settings d = Settings.standard();
+        int[] threads = d.threads();
+        int keys = d.manyKeys();
+        long warmup = d.warmupMillis();
+        long scenarioWarmup = d.scenarioWarmupMillis();
+        long slice = d.sliceMillis();
+        int rounds = d.rounds();
+        long tightRate = d.tightRatePerSecond();
+        boolean tight = d.tight();
+        for (String arg : args) {
+            String[] kv = arg.split("=", 2);
+            String value = kv.length == 2 ? kv[1] : "";
+            switch (kv[0]) {
+                case "--threads" -> threads = Arrays.stream(value.split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--keys" -> keys = Integer.parseInt(value);
+                case "--warmup-ms" -> warmup = Long.parseLong(value);
+                case "--scenario-warmup-ms" -> scenarioWarmup = Long.parseLong(value);
+                case "--slice-ms" -> slice = Long.parseLong(value);
+                case "--rounds" -> rounds = Integer.parseInt(value);
+                case "--tight-rate" -> tightRate = Long.parseLong(value);
+                case "--no-tight" -> tight = false;
+                default -> throw new IllegalArgumentException("unknown option " + arg + "; see the class comment");
+            }
+        }
+        return new Settings(threads, keys, warmup, scenarioWarmup, slice, rounds, tightRate, tight);
+    }
+}
