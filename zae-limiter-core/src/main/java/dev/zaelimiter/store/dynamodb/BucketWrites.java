@@ -6,6 +6,7 @@ import dev.zaelimiter.algorithm.BucketState;
 import dev.zaelimiter.algorithm.LimitState;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +44,7 @@ final class BucketWrites {
     /** Attempts of the slow path under contention before giving up. */
     private static final int MAX_ATTEMPTS = 64;
     private static final long HOUR = 3_600_000L;
+    private static final long SHORT_HINT_MILLIS = 1000;
 
     private final DynamoDbClient client;
     private final String table;
@@ -50,6 +52,8 @@ final class BucketWrites {
     private final long stampTtlMillis;
     private final ExecutorService executor;
     private final Map<List<Limit>, String> stamps = new ConcurrentHashMap<>();
+    /** Buckets found short, until when they are expected to stay short (at most {@link #SHORT_HINT_MILLIS}). */
+    private final Map<BucketKey, Long> shortBuckets = new ConcurrentHashMap<>();
 
     /** One bucket's outcome: the state after the debit when admitted, before it when not. */
     record Outcome(boolean admitted, BucketState state) {
@@ -70,9 +74,15 @@ final class BucketWrites {
         return new AcquireResult(outcome.admitted(), List.of(new BucketSnapshot(debit.key(), outcome.state())));
     }
 
+    /**
+     * The fast path when the bucket is likely to cover the debit; when this process found it short moments ago, the
+     * slow path straight away, which spares a refused write (a rejection then costs one read, not a refused write
+     * and a read).
+     */
     Outcome acquireOne(BucketDebit debit, long now) {
         String stamp = stamp(debit.limits());
-        if (!consumes(debit)) {
+        Long shortUntil = shortBuckets.get(debit.key());
+        if (!consumes(debit) || (shortUntil != null && now < shortUntil)) {
             return slowPath(debit, now, stamp, null);
         }
         try {
@@ -95,8 +105,10 @@ final class BucketWrites {
             }
             BucketState refilled = current(item, debit, now);
             if (!debit.countOnly() && !refilled.admits(debit.limits(), debit.amountsMilli())) {
+                rememberShort(debit, refilled, now);
                 return new Outcome(false, refilled);
             }
+            shortBuckets.remove(debit.key());
             BucketState next = refilled.debited(debit.limits(), debit.amountsMilli(), debit.countOnly());
             try {
                 putBucket(debit, next, stamp, now, item);
@@ -115,6 +127,20 @@ final class BucketWrites {
         }
         throw new StoreUnavailableException("DynamoDB store gave up on bucket " + debit.key() + " after "
                 + MAX_ATTEMPTS + " contended attempts", null);
+    }
+
+    /** Remembers until when {@code refilled} cannot cover {@code debit}, so that calls until then read first. */
+    private void rememberShort(BucketDebit debit, BucketState refilled, long now) {
+        long wait = 0;
+        for (Limit limit : debit.limits()) {
+            if (!limit.isSoft() && !refilled.covers(limit.name(), debit.amountsMilli())) {
+                wait = Math.max(wait, refilled.retryAfterMillis(limit, debit.amountsMilli().get(limit.name())));
+            }
+        }
+        if (shortBuckets.size() > 100_000) {
+            shortBuckets.clear();
+        }
+        shortBuckets.put(debit.key(), now + Math.min(wait, SHORT_HINT_MILLIS));
     }
 
     /** The bucket in {@code item} refilled to {@code now}; a fresh one when there is none or it has expired. */

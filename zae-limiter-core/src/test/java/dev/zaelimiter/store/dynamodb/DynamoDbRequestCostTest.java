@@ -85,6 +85,24 @@ class DynamoDbRequestCostTest {
     }
 
     @Test
+    void furtherRejectionsOfABucketFoundShortCostOneReadEach() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
+        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        counter.reset();
+        for (int i = 0; i < 5; i++) {
+            assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 2L)))
+                    .isInstanceOf(RateLimitExceededException.class);
+        }
+        assertThat(counter.snapshot()).isEqualTo(Map.of("GetItem", 5L));
+        clock.advance(Duration.ofSeconds(1));
+        counter.reset();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 10L));
+        assertThat(counter.snapshot()).as("short no longer: the slow path admits and refills")
+                .isEqualTo(Map.of("UpdateItem", 1L, "GetItem", 1L, "PutItem", 1L));
+    }
+
+    @Test
     void slowPathRefillsOnceThenTheFastPathResumes() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
         clock.advance(Duration.ofSeconds(30));
