@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,36 +21,62 @@ public final class AcquireRequest {
     private final String resource;
     private final Map<String, Long> consume;
     private final List<Limit> limits;
+    private final List<Target> also;
 
-    private AcquireRequest(String entityId, String resource, Map<String, Long> consume, List<Limit> limits) {
+    /**
+     * Another budget spent by the same call, all or nothing with the first: its own entity, resource and amounts,
+     * checked against its own stored configuration (and its parent's, when it cascades).
+     */
+    public record Target(String entityId, String resource, Map<String, Long> consume) {
+
+        public Target {
+            consume = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(consume, "consume")));
+        }
+    }
+
+    private AcquireRequest(String entityId, String resource, Map<String, Long> consume, List<Limit> limits,
+            List<Target> also) {
         this.entityId = entityId;
         this.resource = resource;
         this.consume = consume;
         this.limits = limits;
+        this.also = also;
     }
 
     /** A request that consumes nothing yet; add amounts with {@link #consume}. */
     public static AcquireRequest of(String entityId, String resource) {
-        return new AcquireRequest(entityId, resource, Map.of(), null);
+        return new AcquireRequest(entityId, resource, Map.of(), null, List.of());
+    }
+
+    /**
+     * This request, also spending {@code consume} of {@code entityId} on {@code resource}: for example a tenant's
+     * budget, a recipient's budget and a shared service budget in one call. Either every target is debited or none
+     * is; a rejection lists the statuses of all of them.
+     */
+    public AcquireRequest also(String entityId, String resource, Map<String, Long> consume) {
+        List<Target> next = new ArrayList<>(also);
+        next.add(new Target(entityId, resource, consume));
+        return new AcquireRequest(this.entityId, this.resource, this.consume, limits, List.copyOf(next));
     }
 
     /** This request, also consuming {@code amount} tokens of {@code limitName} (replacing an earlier amount). */
     public AcquireRequest consume(String limitName, long amount) {
         Map<String, Long> next = new LinkedHashMap<>(consume);
         next.put(limitName, amount);
-        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits);
+        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also);
     }
 
     /** This request, consuming the given amounts in addition to those already set. */
     public AcquireRequest consume(Map<String, Long> amounts) {
         Map<String, Long> next = new LinkedHashMap<>(consume);
         next.putAll(amounts);
-        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits);
+        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also);
     }
 
     /** This request, checked against {@code limits} instead of the stored configuration of the entity. */
     public AcquireRequest limits(List<Limit> limits) {
-        return new AcquireRequest(entityId, resource, consume, List.copyOf(Objects.requireNonNull(limits, "limits")));
+        return new AcquireRequest(entityId, resource, consume, List.copyOf(Objects.requireNonNull(limits, "limits")),
+                also);
     }
 
     public String entityId() {
@@ -65,14 +92,19 @@ public final class AcquireRequest {
         return consume;
     }
 
-    /** The per-call limits, or {@code null} when the stored configuration applies. */
+    /** The per-call limits of the first target, or {@code null} when the stored configuration applies. */
     public List<Limit> limits() {
         return limits;
+    }
+
+    /** The other targets, in the order they were added. */
+    public List<Target> also() {
+        return also;
     }
 
     @Override
     public String toString() {
         return "AcquireRequest[" + entityId + " on " + resource + ", consume " + consume
-                + (limits == null ? "" : ", limits " + limits) + "]";
+                + (limits == null ? "" : ", limits " + limits) + (also.isEmpty() ? "" : ", also " + also) + "]";
     }
 }

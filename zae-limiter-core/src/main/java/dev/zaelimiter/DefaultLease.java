@@ -17,14 +17,17 @@ final class DefaultLease implements Lease {
 
     private final RateLimiter limiter;
     private final List<BucketDebit> debits;
+    private final int primaryDebits;
     private final List<Map<String, Long>> takenMilli;
     private final Resolution primary;
     private final List<LimitStatus> statuses;
     private boolean closed;
 
-    DefaultLease(RateLimiter limiter, List<BucketDebit> debits, Resolution primary, List<LimitStatus> statuses) {
+    DefaultLease(RateLimiter limiter, List<BucketDebit> debits, int primaryDebits, Resolution primary,
+            List<LimitStatus> statuses) {
         this.limiter = limiter;
         this.debits = debits;
+        this.primaryDebits = primaryDebits;
         this.primary = primary;
         this.statuses = List.copyOf(statuses);
         this.takenMilli = new ArrayList<>(debits.size());
@@ -59,7 +62,7 @@ final class DefaultLease implements Lease {
         long deltaMilli = amount * Limit.MILLI;
         List<BucketDebit> changes = new ArrayList<>(debits.size());
         List<Integer> touched = new ArrayList<>(debits.size());
-        for (int i = 0; i < debits.size(); i++) {
+        for (int i = 0; i < primaryDebits; i++) {
             BucketDebit debit = debits.get(i);
             if (debit.limits().stream().anyMatch(l -> l.name().equals(limitName))) {
                 changes.add(debit.withAmounts(Map.of(limitName, deltaMilli)));

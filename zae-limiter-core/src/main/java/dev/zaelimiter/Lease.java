@@ -11,12 +11,13 @@ import java.util.List;
 public interface Lease extends AutoCloseable {
 
     /**
-     * Consumes {@code amount} more tokens of {@code limitName} (or gives them back, when negative) on every bucket
-     * the lease debited that has this limit. Never rejected; may put a balance into debt.
+     * Consumes {@code amount} more tokens of {@code limitName} (or gives them back, when negative) on the first
+     * target's buckets (its entity, and its parent when the call cascaded) that have this limit. Never rejected; may
+     * put a balance into debt.
      */
     void adjust(String limitName, long amount);
 
-    /** Returns everything this lease took, adjustments included, and closes it. */
+    /** Returns everything this lease took from every target, adjustments included, and closes it. */
     void rollback();
 
     /** Ends the lease, keeping what it consumed. */

@@ -102,7 +102,7 @@ public final class RateLimiter {
         }
         notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
                 started);
-        return new DefaultLease(this, plan.debits(), plan.primary(), statuses);
+        return new DefaultLease(this, plan.debits(), plan.primaryDebits(), plan.primary(), statuses);
     }
 
     private void notify(AcquireRequest request, Decision.Outcome outcome, List<LimitStatus> statuses, long started) {
@@ -320,8 +320,11 @@ public final class RateLimiter {
 
     // ---- planning: validation and resolution, before anything is written
 
-    /** The debits one call makes, the primary entity's resolution, and whether the primary is bypassed. */
-    record Plan(List<BucketDebit> debits, Resolution primary, boolean primaryBypassed) {
+    /**
+     * The debits one call makes (the first {@code primaryDebits} of them for the first target: its entity and
+     * parent), the first target's resolution, and whether it is bypassed.
+     */
+    record Plan(List<BucketDebit> debits, int primaryDebits, Resolution primary, boolean primaryBypassed) {
     }
 
     /** Passed as {@code now} to {@link #plan} by reads that report balances whether or not a pause is on. */
@@ -329,29 +332,51 @@ public final class RateLimiter {
 
     /** The debits of {@code request}; raises when it is invalid or paused at {@code now}. */
     private Plan plan(AcquireRequest request, long now) {
-        String entityId = Identifiers.entityId("entityId", request.entityId());
-        String resource = Identifiers.resource("resource", request.resource());
-        Map<String, Long> amounts = validateAmounts(request.consume());
         List<Limit> override = request.limits() == null ? null : Limit.validateLevel("limits", request.limits());
+        Map<BucketKey, BucketDebit> debits = new LinkedHashMap<>();
+        Resolution primary = target(request.entityId(), request.resource(), request.consume(), override, now, debits);
+        int primaryDebits = debits.size();
+        for (AcquireRequest.Target other : request.also()) {
+            target(other.entityId(), other.resource(), other.consume(), null, now, debits);
+        }
+        return new Plan(List.copyOf(debits.values()), primaryDebits, primary,
+                primary.disabled() == DisabledMode.BYPASS);
+    }
 
+    /**
+     * Adds the debits of one target (its entity and, when it cascades, its parent) to {@code debits}, merging the
+     * amounts of a bucket that an earlier target already debits, and returns the target's resolution.
+     */
+    private Resolution target(String entity, String res, Map<String, Long> consume, List<Limit> override, long now,
+            Map<BucketKey, BucketDebit> debits) {
+        String entityId = Identifiers.entityId("entityId", entity);
+        String resource = Identifiers.resource("resource", res);
+        Map<String, Long> amounts = validateAmounts(consume);
         ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
         long pausedUntil = pausedUntil(snapshot);
         if (pausedUntil > now) {
             throw new ResourcePausedException(entityId, resource, Instant.ofEpochMilli(pausedUntil),
                     Duration.ofMillis(pausedUntil - now));
         }
-        Resolution primary = ConfigResolver.resolve(snapshot, override);
-        List<BucketDebit> debits = new ArrayList<>(2);
-        debits.add(debit(entityId, resource, primary, amounts, true));
-        if (primary.cascades()) {
-            Resolution parent = ConfigResolver.resolve(store.loadConfig(primary.parentId(), resource), null);
+        Resolution resolution = ConfigResolver.resolve(snapshot, override);
+        merge(debits, debit(entityId, resource, resolution, amounts, true));
+        if (resolution.cascades()) {
+            Resolution parent = ConfigResolver.resolve(store.loadConfig(resolution.parentId(), resource), null);
             if (!parent.limits().isEmpty()) {
-                debits.add(debit(primary.parentId(), resource, parent, amounts, false));
+                merge(debits, debit(resolution.parentId(), resource, parent, amounts, false));
             } else if (parent.disabled() == DisabledMode.DISABLED) {
-                throw new ResourceDisabledException(primary.parentId(), resource);
+                throw new ResourceDisabledException(resolution.parentId(), resource);
             }
         }
-        return new Plan(debits, primary, primary.disabled() == DisabledMode.BYPASS);
+        return resolution;
+    }
+
+    private static void merge(Map<BucketKey, BucketDebit> debits, BucketDebit debit) {
+        debits.merge(debit.key(), debit, (first, second) -> {
+            Map<String, Long> sum = new HashMap<>(first.amountsMilli());
+            second.amountsMilli().forEach((name, amount) -> sum.merge(name, amount, Long::sum));
+            return first.withAmounts(sum);
+        });
     }
 
     /**

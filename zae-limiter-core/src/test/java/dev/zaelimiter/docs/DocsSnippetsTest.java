@@ -62,13 +62,26 @@ class DocsSnippetsTest {
         return moduleDir().resolve("../docs").normalize();
     }
 
-    /** {@code DocsExamplesTest.java} and every other {@code *DocsExamplesTest.java} of this package, by name. */
+    /**
+     * {@code DocsExamplesTest.java} and every other {@code *DocsExamplesTest.java} of this package, in this module and
+     * in every other module of the repository ({@code *}{@code /src/test/java/dev/zaelimiter/docs/}), by path.
+     */
     static List<Path> examplesSources() {
-        try (Stream<Path> files = Files.list(moduleDir().resolve("src/test/java/dev/zaelimiter/docs"))) {
-            return files.filter(p -> p.getFileName().toString().endsWith("DocsExamplesTest.java")).sorted().toList();
+        List<Path> sources = new ArrayList<>();
+        try (Stream<Path> modules = Files.list(moduleDir().resolve("..").normalize())) {
+            for (Path module : modules.filter(Files::isDirectory).sorted().toList()) {
+                Path dir = module.resolve("src/test/java/dev/zaelimiter/docs");
+                if (Files.isDirectory(dir)) {
+                    try (Stream<Path> files = Files.list(dir)) {
+                        files.filter(p -> p.getFileName().toString().endsWith("DocsExamplesTest.java")).sorted()
+                                .forEach(sources::add);
+                    }
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return sources;
     }
 
     static List<String> lines(Path file) {
@@ -206,7 +219,7 @@ class DocsSnippetsTest {
         assertThat(pages()).as("pages in %s", docsDir()).isNotEmpty();
         assertThat(allSnippets()).as("java examples in %s", docsDir()).isNotEmpty();
         assertThat(examplesSources()).as("example tests").contains(
-                moduleDir().resolve("src/test/java/dev/zaelimiter/docs/DocsExamplesTest.java"));
+                moduleDir().resolve("src/test/java/dev/zaelimiter/docs/DocsExamplesTest.java").normalize());
         assertThat(taggedRegions()).as("tagged regions in %s", examplesSources()).isNotEmpty();
     }
 
