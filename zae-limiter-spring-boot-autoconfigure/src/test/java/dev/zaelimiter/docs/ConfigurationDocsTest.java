@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Starts an application with the YAML of {@code docs/configuration.md}, exactly as the page shows it. */
 class ConfigurationDocsTest {
 
-    private static final Pattern YAML = Pattern.compile("<!-- example: (yaml-[\\w-]+) -->\\s*```yaml\\n(.*?)```",
+    private static final Pattern YAML = Pattern.compile("<!-- yaml-example: ([\\w-]+) -->\\s*```yaml\\n(.*?)```",
             Pattern.DOTALL);
 
     static String yaml(String name) throws Exception {
@@ -45,7 +45,7 @@ class ConfigurationDocsTest {
     @Test
     void theDocumentedDeclarationsStartAndAreApplied() throws Exception {
         List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("configuration.md",
-                new ByteArrayResource(yaml("yaml-llm").getBytes(StandardCharsets.UTF_8)));
+                new ByteArrayResource(yaml("llm").getBytes(StandardCharsets.UTF_8)));
         MutableClock clock = MutableClock.start();
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class))
