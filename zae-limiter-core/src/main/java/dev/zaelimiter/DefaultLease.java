@@ -52,6 +52,10 @@ final class DefaultLease implements Lease {
             throw new UnknownLimitException(first.key().entityId(), first.key().resource(), limitName,
                     primary.limits().stream().map(Limit::name).toList());
         }
+        if (limit.isConcurrency()) {
+            throw new ValidationException("limitName", limitName, "a concurrency limit takes one slot per lease;"
+                    + " it cannot be adjusted");
+        }
         if (Math.abs(amount) > Limit.MAX_TOKENS) {
             throw new ValidationException("amount", amount, "an adjustment is at most " + Limit.MAX_TOKENS
                     + " tokens either way");
@@ -99,7 +103,43 @@ final class DefaultLease implements Lease {
 
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
+        List<BucketDebit> releases = new ArrayList<>();
+        for (BucketDebit debit : debits) {
+            if (debit.takesSlots()) {
+                Map<String, Long> slots = new HashMap<>();
+                for (Limit limit : debit.limits()) {
+                    if (limit.isConcurrency() && debit.amountsMilli().getOrDefault(limit.name(), 0L) > 0) {
+                        slots.put(limit.name(), -debit.amountsMilli().get(limit.name()));
+                    }
+                }
+                releases.add(debit.withAmounts(slots));
+            }
+        }
+        write(releases, "release");
+    }
+
+    @Override
+    public synchronized boolean extend() {
+        if (closed) {
+            throw new LeaseClosedException("extend");
+        }
+        List<BucketDebit> holding = debits.stream().filter(BucketDebit::takesSlots).toList();
+        if (holding.isEmpty()) {
+            return true;
+        }
+        try {
+            return limiter.store().renew(holding, limiter.clock().millis());
+        } catch (StoreUnavailableException e) {
+            if (limiter.onUnavailable() == Unavailable.BLOCK) {
+                throw e;
+            }
+            log.warn("store unavailable, lease on {} not extended: {}", debits.get(0).key(), e.getMessage());
+            return false;
+        }
     }
 
     /** Applies {@code changes}; store failures follow the limiter's policy. Returns whether they were written. */
@@ -167,6 +207,14 @@ final class DefaultLease implements Lease {
         @Override
         public synchronized void close() {
             closed = true;
+        }
+
+        @Override
+        public synchronized boolean extend() {
+            if (closed) {
+                throw new LeaseClosedException("extend");
+            }
+            return true;
         }
 
         @Override

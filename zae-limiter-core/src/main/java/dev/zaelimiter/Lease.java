@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * What an admitted {@link RateLimiter#acquire acquire} returns. The tokens are already taken when the lease exists;
- * the lease lets the caller correct the amount later ({@link #adjust}) or give everything back ({@link #rollback}).
+ * the lease lets the caller correct the amount later ({@link #adjust}) or give everything back ({@link #rollback}),
+ * and holds the slots of concurrency limits until it is closed.
  * Each effect is applied exactly once; after {@link #close()} or {@link #rollback()}, {@link #adjust} and
  * {@link #rollback} raise {@link LeaseClosedException}. {@link #close()} itself may be called again.
  */
@@ -20,9 +21,18 @@ public interface Lease extends AutoCloseable {
     /** Returns everything this lease took from every target, adjustments included, and closes it. */
     void rollback();
 
-    /** Ends the lease, keeping what it consumed. */
+    /** Ends the lease, keeping what it consumed; gives back the concurrency slots it holds. */
     @Override
     void close();
+
+    /**
+     * Renews the concurrency slots this lease holds for another lease timeout, for work that runs long. Nothing to
+     * do for a lease without such slots.
+     *
+     * @return whether the lease still held every slot; false when one had already expired and gone to another call
+     * @throws LeaseClosedException when the lease is closed
+     */
+    boolean extend();
 
     /** The soft limits of the entity that were in debt right after admission. */
     List<String> overdrawn();

@@ -52,6 +52,7 @@ public final class Limit {
     private final CronPattern resetSchedule;
     private final ZoneId resetZone;
     private final Duration resetAfter;
+    private final Duration leaseTimeout;
 
     private final Parameters base;
     private volatile ActiveAt activeCache;
@@ -76,7 +77,14 @@ public final class Limit {
 
     private Limit(String name, long capacity, long refillAmount, Duration refillPeriod, boolean soft,
             List<ScheduleEntry> schedule, CronPattern resetSchedule, ZoneId resetZone, Duration resetAfter) {
+        this(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone, resetAfter, null);
+    }
+
+    private Limit(String name, long capacity, long refillAmount, Duration refillPeriod, boolean soft,
+            List<ScheduleEntry> schedule, CronPattern resetSchedule, ZoneId resetZone, Duration resetAfter,
+            Duration leaseTimeout) {
         this.name = Identifiers.limitName("limit name", name);
+        this.leaseTimeout = leaseTimeout;
         this.capacity = tokens(name, "capacity", capacity, false);
         this.refillAmount = tokens(name, "refillAmount", refillAmount, true);
         this.soft = soft;
@@ -85,7 +93,11 @@ public final class Limit {
         this.resetZone = resetZone;
         this.resetAfter = resetAfter;
         boolean drips = refillAmount > 0;
-        boolean resets = resetSchedule != null || resetAfter != null;
+        boolean resets = resetSchedule != null || resetAfter != null || leaseTimeout != null;
+        if (leaseTimeout != null && (leaseTimeout.isNegative() || leaseTimeout.toMillis() < 1)) {
+            throw new ValidationException("limit " + name + " leaseTimeout", leaseTimeout,
+                    "the lease timeout must be at least one millisecond");
+        }
         if (drips) {
             Objects.requireNonNull(refillPeriod, "refillPeriod");
             if (refillPeriod.isNegative() || refillPeriod.toMillis() < 1) {
@@ -114,8 +126,9 @@ public final class Limit {
         checkOneZone();
         for (ScheduleEntry entry : this.schedule) {
             if (!drips && entry.refillPeriod() != null) {
-                throw new ValidationException("limit " + name + " schedule", entry.toString(), "a quota does not"
-                        + " drip, so its schedule entries set a capacity or a scale but no refill");
+                throw new ValidationException("limit " + name + " schedule", entry.toString(),
+                        (leaseTimeout != null ? "a concurrency limit" : "a quota") + " does not drip, so its schedule"
+                                + " entries set a capacity or a scale but no refill");
             }
         }
         this.base = new Parameters(this.capacity * MILLI, this.refillAmount * MILLI,
@@ -147,7 +160,7 @@ public final class Limit {
 
     private Limit copy(long capacity, boolean soft, List<ScheduleEntry> schedule) {
         return new Limit(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone,
-                resetAfter);
+                resetAfter, leaseTimeout);
     }
 
     // ---- factories
@@ -195,6 +208,24 @@ public final class Limit {
     public static Limit sessionQuota(String name, long allowance, Duration resetAfter) {
         return new Limit(name, allowance, 0, null, false, List.of(), null, null,
                 Objects.requireNonNull(resetAfter, "resetAfter"));
+    }
+
+    /** The lease timeout of {@link #concurrency} limits when none is given. */
+    public static final Duration DEFAULT_LEASE_TIMEOUT = Duration.ofMinutes(5);
+
+    /**
+     * A concurrency limit: at most {@code maxInFlight} leases hold a slot at once. Every acquire on a bucket with
+     * this limit takes one slot (unless it consumes 0 of it), and closing or rolling back the lease gives it back.
+     * A slot whose lease is neither closed nor extended comes back by itself after {@link #DEFAULT_LEASE_TIMEOUT}.
+     */
+    public static Limit concurrency(String name, long maxInFlight) {
+        return concurrency(name, maxInFlight, DEFAULT_LEASE_TIMEOUT);
+    }
+
+    /** A concurrency limit whose slots come back by themselves {@code leaseTimeout} after they were last renewed. */
+    public static Limit concurrency(String name, long maxInFlight, Duration leaseTimeout) {
+        return new Limit(name, maxInFlight, 0, null, false, List.of(), null, null, null,
+                Objects.requireNonNull(leaseTimeout, "leaseTimeout"));
     }
 
     /** The same limit with another capacity (the largest burst); the refill rate is unchanged. */
@@ -301,7 +332,17 @@ public final class Limit {
 
     /** Whether the allowance comes back at resets rather than continuously. */
     public boolean isQuota() {
-        return refillAmount == 0;
+        return refillAmount == 0 && leaseTimeout == null;
+    }
+
+    /** Whether this is a concurrency limit, whose slots come back when leases end. */
+    public boolean isConcurrency() {
+        return leaseTimeout != null;
+    }
+
+    /** How long a concurrency slot lives without being renewed; empty for other limits. */
+    public Optional<Duration> leaseTimeout() {
+        return Optional.ofNullable(leaseTimeout);
     }
 
     /** The time zone of the schedule and reset, when the limit has either. */
@@ -425,13 +466,14 @@ public final class Limit {
                 && schedule.equals(other.schedule)
                 && Objects.equals(resetSchedule, other.resetSchedule)
                 && Objects.equals(resetZone, other.resetZone)
-                && Objects.equals(resetAfter, other.resetAfter);
+                && Objects.equals(resetAfter, other.resetAfter)
+                && Objects.equals(leaseTimeout, other.leaseTimeout);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone,
-                resetAfter);
+                resetAfter, leaseTimeout);
     }
 
     @Override
@@ -442,6 +484,8 @@ public final class Limit {
                     .append(resetZone);
         } else if (resetAfter != null) {
             sb.append(capacity).append(" per session of ").append(resetAfter);
+        } else if (leaseTimeout != null) {
+            sb.append(capacity).append(" in flight, lease timeout ").append(leaseTimeout);
         } else {
             sb.append(refillAmount).append(" per ").append(refillPeriod).append(", capacity ").append(capacity);
         }

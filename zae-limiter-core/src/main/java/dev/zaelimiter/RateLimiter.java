@@ -334,10 +334,12 @@ public final class RateLimiter {
     private Plan plan(AcquireRequest request, long now) {
         List<Limit> override = request.limits() == null ? null : Limit.validateLevel("limits", request.limits());
         Map<BucketKey, BucketDebit> debits = new LinkedHashMap<>();
-        Resolution primary = target(request.entityId(), request.resource(), request.consume(), override, now, debits);
+        String leaseId = LeaseIds.next();
+        Resolution primary = target(request.entityId(), request.resource(), request.consume(), override, now, leaseId,
+                debits);
         int primaryDebits = debits.size();
         for (AcquireRequest.Target other : request.also()) {
-            target(other.entityId(), other.resource(), other.consume(), null, now, debits);
+            target(other.entityId(), other.resource(), other.consume(), null, now, leaseId, debits);
         }
         return new Plan(List.copyOf(debits.values()), primaryDebits, primary,
                 primary.disabled() == DisabledMode.BYPASS);
@@ -348,7 +350,7 @@ public final class RateLimiter {
      * amounts of a bucket that an earlier target already debits, and returns the target's resolution.
      */
     private Resolution target(String entity, String res, Map<String, Long> consume, List<Limit> override, long now,
-            Map<BucketKey, BucketDebit> debits) {
+            String leaseId, Map<BucketKey, BucketDebit> debits) {
         String entityId = Identifiers.entityId("entityId", entity);
         String resource = Identifiers.resource("resource", res);
         Map<String, Long> amounts = validateAmounts(consume);
@@ -359,11 +361,11 @@ public final class RateLimiter {
                     Duration.ofMillis(pausedUntil - now));
         }
         Resolution resolution = ConfigResolver.resolve(snapshot, override);
-        merge(debits, debit(entityId, resource, resolution, amounts, true));
+        merge(debits, debit(entityId, resource, resolution, amounts, true, leaseId));
         if (resolution.cascades()) {
             Resolution parent = ConfigResolver.resolve(store.loadConfig(resolution.parentId(), resource), null);
             if (!parent.limits().isEmpty()) {
-                merge(debits, debit(resolution.parentId(), resource, parent, amounts, false));
+                merge(debits, debit(resolution.parentId(), resource, parent, amounts, false, leaseId));
             } else if (parent.disabled() == DisabledMode.DISABLED) {
                 throw new ResourceDisabledException(resolution.parentId(), resource);
             }
@@ -382,10 +384,11 @@ public final class RateLimiter {
     /**
      * The debit of one entity. The primary entity must have every limit the call names; a cascade parent is debited
      * on the limits it shares with the call. An amount above a hard limit's capacity could never be admitted; soft
-     * limits and bypassed entities never consult the capacity, so they take any amount.
+     * limits and bypassed entities never consult the capacity, so they take any amount. Every concurrency limit
+     * the call does not name takes one slot for {@code leaseId}.
      */
     private static BucketDebit debit(String entityId, String resource, Resolution resolution, Map<String, Long> amounts,
-            boolean primary) {
+            boolean primary, String leaseId) {
         if (resolution.disabled() == DisabledMode.DISABLED) {
             throw new ResourceDisabledException(entityId, resource);
         }
@@ -408,10 +411,19 @@ public final class RateLimiter {
                 throw new UnsatisfiableRequestException(entityId, resource, limit.name(),
                         limit.maxCapacityMilli() / Limit.MILLI, e.getValue());
             }
+            if (limit.isConcurrency() && e.getValue() > 1) {
+                throw new ValidationException("consume." + e.getKey(), e.getValue(), "a call takes one slot of a"
+                        + " concurrency limit (or 0 to take none)");
+            }
             amountsMilli.put(e.getKey(), amountMilli);
         }
+        for (Limit limit : resolution.limits()) {
+            if (limit.isConcurrency() && !amounts.containsKey(limit.name())) {
+                amountsMilli.put(limit.name(), Limit.MILLI);
+            }
+        }
         return new BucketDebit(new BucketKey(entityId, resource), resolution.bucketLimits(), amountsMilli,
-                resolution.disabled() == DisabledMode.BYPASS, resolution.source().isDefault());
+                resolution.disabled() == DisabledMode.BYPASS, resolution.source().isDefault(), leaseId);
     }
 
     static Map<String, Long> validateAmounts(Map<String, Long> consume) {

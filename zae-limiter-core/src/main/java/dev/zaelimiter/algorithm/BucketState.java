@@ -43,7 +43,9 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
             LimitState old = this.limits.get(limit.name());
             Limit.Parameters p = limit.parametersAt(Math.max(now, lastRefillMillis));
             LimitState next;
-            if (old == null) {
+            if (limit.isConcurrency()) {
+                next = slots(limit, old, Math.max(now, lastRefillMillis), p.capacityMilli());
+            } else if (old == null) {
                 next = new LimitState(p.capacityMilli(), 0);
             } else if (p.drips()) {
                 long balance = BucketMath.refill(old.balanceMilli(), p.capacityMilli(), p.refillAmountMilli(),
@@ -62,6 +64,27 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
             states.put(limit.name(), next);
         }
         return new BucketState(Math.max(lastRefillMillis, now), states);
+    }
+
+    /** A concurrency limit's state with the slots that expired by {@code now} given back. */
+    private static LimitState slots(Limit limit, LimitState old, long now, long capacityMilli) {
+        if (old == null) {
+            return new LimitState(capacityMilli, 0);
+        }
+        Map<String, Long> live = old.holders();
+        for (long expiry : old.holders().values()) {
+            if (expiry <= now) {
+                live = new HashMap<>();
+                for (Map.Entry<String, Long> e : old.holders().entrySet()) {
+                    if (e.getValue() > now) {
+                        live.put(e.getKey(), e.getValue());
+                    }
+                }
+                break;
+            }
+        }
+        long free = capacityMilli - live.size() * Limit.MILLI;
+        return new LimitState(free, old.consumedMilli(), LimitState.NO_WINDOW, live);
     }
 
     private static long sessionEnd(Limit limit, LimitState state) {
@@ -92,6 +115,15 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
      * they are and only consumption is counted. Names the bucket does not hold are ignored.
      */
     public BucketState debited(List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly) {
+        return debited(limits, amountsMilli, countOnly, null);
+    }
+
+    /**
+     * As {@link #debited(List, Map, boolean)}; a concurrency limit consumed here gives a slot to {@code leaseId},
+     * which expires one lease timeout from now unless renewed.
+     */
+    public BucketState debited(List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly,
+            String leaseId) {
         Map<String, LimitState> states = new HashMap<>(this.limits);
         for (Limit limit : limits) {
             LimitState old = states.get(limit.name());
@@ -101,11 +133,16 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
             }
             long balance = countOnly ? old.balanceMilli() : BucketMath.saturatedSubtract(old.balanceMilli(), amount);
             long window = old.windowStartMillis();
+            Map<String, Long> holders = old.holders();
             if (!countOnly && amount > 0 && window == LimitState.NO_WINDOW && limit.resetAfter().isPresent()) {
                 window = lastRefillMillis;
             }
+            if (!countOnly && amount > 0 && limit.isConcurrency() && leaseId != null) {
+                holders = new HashMap<>(holders);
+                holders.put(leaseId, lastRefillMillis + limit.leaseTimeout().orElseThrow().toMillis());
+            }
             states.put(limit.name(), new LimitState(balance, BucketMath.saturatedAdd(old.consumedMilli(), amount),
-                    window));
+                    window, holders));
         }
         return new BucketState(lastRefillMillis, states);
     }
@@ -115,16 +152,68 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
      * above the capacity in force.
      */
     public BucketState adjusted(List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly) {
-        BucketState debited = debited(limits, amountsMilli, countOnly);
+        return adjusted(limits, amountsMilli, countOnly, null);
+    }
+
+    /**
+     * As {@link #adjusted(List, Map, boolean)}; a negative amount of a concurrency limit gives back the slot of
+     * {@code leaseId} (once: a slot already given back, or expired, is not given back again).
+     */
+    public BucketState adjusted(List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly,
+            String leaseId) {
+        Map<String, Long> amounts = new HashMap<>(amountsMilli);
+        Map<String, LimitState> released = new HashMap<>();
+        for (Limit limit : limits) {
+            if (limit.isConcurrency() && amounts.containsKey(limit.name())) {
+                amounts.remove(limit.name());
+                LimitState state = this.limits.get(limit.name());
+                if (state != null && leaseId != null && state.holders().containsKey(leaseId)) {
+                    Map<String, Long> holders = new HashMap<>(state.holders());
+                    holders.remove(leaseId);
+                    released.put(limit.name(), new LimitState(state.balanceMilli() + Limit.MILLI,
+                            state.consumedMilli(), LimitState.NO_WINDOW, holders));
+                }
+            }
+        }
+        BucketState debited = debited(limits, amounts, countOnly, leaseId);
         Map<String, LimitState> states = new HashMap<>(debited.limits);
+        states.putAll(released);
         for (Limit limit : limits) {
             LimitState state = states.get(limit.name());
             long capacity = limit.parametersAt(lastRefillMillis).capacityMilli();
             if (state != null && state.balanceMilli() > capacity) {
-                states.put(limit.name(), new LimitState(capacity, state.consumedMilli(), state.windowStartMillis()));
+                states.put(limit.name(), new LimitState(capacity, state.consumedMilli(), state.windowStartMillis(),
+                        state.holders()));
             }
         }
         return new BucketState(lastRefillMillis, states);
+    }
+
+    /** The slots of {@code leaseId} on every concurrency limit renewed for one lease timeout from now. */
+    public BucketState renewed(List<Limit> limits, String leaseId) {
+        Map<String, LimitState> states = new HashMap<>(this.limits);
+        for (Limit limit : limits) {
+            LimitState state = states.get(limit.name());
+            if (limit.isConcurrency() && state != null && state.holders().containsKey(leaseId)) {
+                Map<String, Long> holders = new HashMap<>(state.holders());
+                holders.put(leaseId, lastRefillMillis + limit.leaseTimeout().orElseThrow().toMillis());
+                states.put(limit.name(), new LimitState(state.balanceMilli(), state.consumedMilli(),
+                        state.windowStartMillis(), holders));
+            }
+        }
+        return new BucketState(lastRefillMillis, states);
+    }
+
+    /** Whether {@code leaseId} still holds a slot of every concurrency limit that {@code amountsMilli} took. */
+    public boolean holds(List<Limit> limits, Map<String, Long> amountsMilli, String leaseId) {
+        for (Limit limit : limits) {
+            LimitState state = this.limits.get(limit.name());
+            if (limit.isConcurrency() && amountsMilli.getOrDefault(limit.name(), 0L) > 0
+                    && (state == null || !state.holders().containsKey(leaseId))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether every limit is at the capacity in force, so that the bucket is indistinguishable from a fresh one. */
@@ -147,8 +236,9 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
     /**
      * Milliseconds from {@link #lastRefillMillis()} until {@code limit} could cover {@code needMilli}, walking the
      * schedule: a dripping limit waits for its refill, but never past the next window boundary, where its parameters
-     * change; a quota waits for its next reset. {@link BucketMath#NEVER} when {@code needMilli} exceeds every
-     * capacity the limit has.
+     * change; a quota waits for its next reset; a concurrency limit waits for its earliest slot to expire (a slot
+     * given back earlier frees it sooner). {@link BucketMath#NEVER} when {@code needMilli} exceeds every capacity the
+     * limit has.
      */
     public long retryAfterMillis(Limit limit, long needMilli) {
         long now = lastRefillMillis;
@@ -165,6 +255,12 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
         if (p.drips()) {
             wait = BucketMath.retryAfterMillis(balance, needMilli, p.capacityMilli(), p.refillAmountMilli(),
                     p.refillPeriodMillis(), now);
+        } else if (limit.isConcurrency()) {
+            long earliest = Long.MAX_VALUE;
+            for (long expiry : state == null ? List.<Long>of() : state.holders().values()) {
+                earliest = Math.min(earliest, expiry);
+            }
+            wait = earliest == Long.MAX_VALUE ? BucketMath.NEVER : Math.max(0, earliest - now);
         } else if (limit.resetSchedule().isPresent()) {
             wait = untilAfter(limit.nextResetAfter(now), now);
         } else if (state != null && state.inWindow()) {

@@ -1,21 +1,34 @@
 package dev.zaelimiter.algorithm;
 
+import java.util.Map;
+
 /**
  * The live state of one limit in a bucket.
  *
- * @param balanceMilli      milli-tokens available; negative while the limit is in debt
+ * @param balanceMilli      milli-tokens available; negative while the limit is in debt. For a concurrency limit,
+ *                          the free slots (in milli-slots), derived from {@code holders}
  * @param consumedMilli     net milli-tokens consumed over the bucket's life (acquires and adjustments, minus
- *                          rollbacks); never reset by refills or resets
+ *                          rollbacks); never reset by refills or resets. For a concurrency limit, slots taken
  * @param windowStartMillis when the current session of a session quota began, or {@link #NO_WINDOW}
+ * @param holders           for a concurrency limit, the leases holding a slot and when each slot expires (epoch ms)
  */
-public record LimitState(long balanceMilli, long consumedMilli, long windowStartMillis) {
+public record LimitState(long balanceMilli, long consumedMilli, long windowStartMillis, Map<String, Long> holders) {
 
     /** No session window is running. */
     public static final long NO_WINDOW = Long.MIN_VALUE;
 
-    /** The state of a limit with no session window. */
+    public LimitState {
+        holders = Map.copyOf(holders);
+    }
+
+    /** The state of a limit with no session window and no slot holders. */
     public LimitState(long balanceMilli, long consumedMilli) {
-        this(balanceMilli, consumedMilli, NO_WINDOW);
+        this(balanceMilli, consumedMilli, NO_WINDOW, Map.of());
+    }
+
+    /** The state of a limit with no slot holders. */
+    public LimitState(long balanceMilli, long consumedMilli, long windowStartMillis) {
+        this(balanceMilli, consumedMilli, windowStartMillis, Map.of());
     }
 
     /** Whether a session window is running. */

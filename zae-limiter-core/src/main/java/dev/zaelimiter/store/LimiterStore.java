@@ -74,9 +74,19 @@ public interface LimiterStore extends AutoCloseable {
 
     /**
      * Applies {@code debits} unconditionally (adjustments and rollbacks): balances may go into debt, and a refund
-     * never lifts a balance above its capacity.
+     * never lifts a balance above its capacity. A negative amount of a concurrency limit gives back the slot of the
+     * debit's lease, once.
      */
     void apply(List<BucketDebit> debits, long now);
+
+    /**
+     * Renews, for one lease timeout from {@code now}, the concurrency slots that {@code debits}' lease holds.
+     *
+     * @return whether the lease still held every slot (false when one had expired and been given to another)
+     */
+    default boolean renew(List<BucketDebit> debits, long now) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support concurrency limits");
+    }
 
     /** Removes one bucket, so that it starts full on its next use. */
     void deleteBucket(BucketKey key);

@@ -109,7 +109,7 @@ final class BucketWrites {
                 return new Outcome(false, refilled);
             }
             shortBuckets.remove(debit.key());
-            BucketState next = refilled.debited(debit.limits(), debit.amountsMilli(), debit.countOnly());
+            BucketState next = refilled.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId());
             try {
                 putBucket(debit, next, stamp, now, item);
                 return new Outcome(true, next);
@@ -184,7 +184,9 @@ final class BucketWrites {
      */
     private UpdateItemRequest.Builder debitUpdate(BucketDebit debit, long now, String stamp, boolean correction) {
         Expression e = new Expression();
+        StringJoiner set = new StringJoiner(", ", "SET ", "").setEmptyValue("");
         StringJoiner add = new StringJoiner(", ", "ADD ", "");
+        StringJoiner remove = new StringJoiner(", ", "REMOVE ", "").setEmptyValue("");
         add.add(e.name(ItemCodec.VERSION) + " " + e.value(ItemCodec.number(1)));
         StringJoiner condition = new StringJoiner(" AND ");
         if (stamp != null) {
@@ -194,6 +196,10 @@ final class BucketWrites {
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
             if (amount == 0) {
+                continue;
+            }
+            if (limit.isConcurrency()) {
+                slotUpdate(e, debit, limit, amount, now, correction, set, add, remove, condition);
                 continue;
             }
             String balance = e.name(ItemCodec.BALANCE + limit.name());
@@ -214,10 +220,34 @@ final class BucketWrites {
             }
         }
         return UpdateItemRequest.builder().tableName(table).key(keys.bucket(debit.key()))
-                .updateExpression(add.toString())
+                .updateExpression(String.join(" ", set.toString(), add.toString(), remove.toString()).trim())
                 .conditionExpression(condition.toString())
                 .expressionAttributeNames(e.names)
                 .expressionAttributeValues(e.values);
+    }
+
+    /**
+     * A concurrency slot in an update: taking one sets the lease's entry in the holders map, guarded by the map
+     * having room (entries that expired still count until the slow path drops them); giving one back removes it.
+     */
+    private static void slotUpdate(Expression e, BucketDebit debit, Limit limit, long amount, long now,
+            boolean correction, StringJoiner set, StringJoiner add, StringJoiner remove, StringJoiner condition) {
+        String holders = e.name(ItemCodec.HOLDERS + limit.name());
+        if (debit.countOnly()) {
+            add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(Math.max(amount, 0))));
+            condition.add("attribute_exists(" + holders + ")");
+            return;
+        }
+        String slot = holders + "." + e.name(debit.leaseId());
+        if (correction || amount < 0) {
+            remove.add(slot);
+            return;
+        }
+        set.add(slot + " = " + e.value(ItemCodec.number(now + limit.leaseTimeout().orElseThrow().toMillis())));
+        add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+        long slots = limit.parametersAt(now).capacityMilli() / Limit.MILLI;
+        condition.add(limit.isSoft() ? "attribute_exists(" + holders + ")"
+                : "size(" + holders + ") < " + e.value(ItemCodec.number(slots)));
     }
 
     /** Writes the whole bucket, on the condition that its version is still that of {@code previous}. */
@@ -233,7 +263,7 @@ final class BucketWrites {
     private Map<String, AttributeValue> bucketItem(BucketDebit debit, BucketState state, String stamp, long now,
             Map<String, AttributeValue> previous) {
         Map<String, AttributeValue> item = new HashMap<>(keys.bucket(debit.key()));
-        ItemCodec.putBucket(item, state);
+        ItemCodec.putBucket(item, state, debit.limits());
         long deadline = deadline(debit.limits(), state, now);
         item.put(ItemCodec.VERSION, ItemCodec.number(ItemCodec.version(previous) + 1));
         item.put(ItemCodec.STAMP, AttributeValue.fromS(stamp));
@@ -341,8 +371,8 @@ final class BucketWrites {
         for (int i = 0; i < debits.size(); i++) {
             if (outcomes[i] != null && outcomes[i].admitted()) {
                 refund(debits.get(i));
-                outcomes[i] = new Outcome(true, outcomes[i].state().debited(debits.get(i).limits(),
-                        negated(debits.get(i).amountsMilli()), debits.get(i).countOnly()));
+                outcomes[i] = new Outcome(true, outcomes[i].state().adjusted(debits.get(i).limits(),
+                        negated(debits.get(i).amountsMilli()), debits.get(i).countOnly(), debits.get(i).leaseId()));
             }
         }
         if (failure != null) {
@@ -351,28 +381,65 @@ final class BucketWrites {
         return result(false, debits, outcomes);
     }
 
-    /** Gives back exactly what an admitted debit took. */
+    /** Gives back exactly what an admitted debit took, slots included. */
     private void refund(BucketDebit debit) {
         Expression e = new Expression();
         StringJoiner add = new StringJoiner(", ", "ADD ", "");
+        StringJoiner remove = new StringJoiner(", ", "REMOVE ", "").setEmptyValue("");
         add.add(e.name(ItemCodec.VERSION) + " " + e.value(ItemCodec.number(1)));
-        debit.amountsMilli().forEach((name, amount) -> {
-            if (amount != 0) {
-                add.add(e.name(ItemCodec.CONSUMED + name) + " " + e.value(ItemCodec.number(-amount)));
-                if (!debit.countOnly()) {
-                    add.add(e.name(ItemCodec.BALANCE + name) + " " + e.value(ItemCodec.number(amount)));
-                }
+        for (Limit limit : debit.limits()) {
+            long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
+            if (amount == 0) {
+                continue;
             }
-        });
+            add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(-amount)));
+            if (debit.countOnly()) {
+                continue;
+            }
+            if (limit.isConcurrency()) {
+                remove.add(e.name(ItemCodec.HOLDERS + limit.name()) + "." + e.name(debit.leaseId()));
+            } else {
+                add.add(e.name(ItemCodec.BALANCE + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+            }
+        }
         try {
             client.updateItem(b -> b.tableName(table).key(keys.bucket(debit.key()))
-                    .updateExpression(add.toString())
+                    .updateExpression((add + " " + remove).trim())
                     .conditionExpression("attribute_exists(PK)")
                     .expressionAttributeNames(e.names)
                     .expressionAttributeValues(e.values));
         } catch (ConditionalCheckFailedException gone) {
             log.debug("bucket {} disappeared before its refund; nothing to give back", debit.key());
         }
+    }
+
+    /** Renews the lease's slots on every debit; false when one of them no longer holds its slot. */
+    boolean renew(List<BucketDebit> debits, long now) {
+        boolean held = true;
+        for (BucketDebit debit : debits) {
+            Expression e = new Expression();
+            StringJoiner set = new StringJoiner(", ", "SET ", "");
+            StringJoiner condition = new StringJoiner(" AND ");
+            for (Limit limit : debit.limits()) {
+                if (limit.isConcurrency() && debit.amountsMilli().getOrDefault(limit.name(), 0L) > 0) {
+                    String slot = e.name(ItemCodec.HOLDERS + limit.name()) + "." + e.name(debit.leaseId());
+                    set.add(slot + " = " + e.value(ItemCodec.number(now
+                            + limit.leaseTimeout().orElseThrow().toMillis())));
+                    condition.add("attribute_exists(" + slot + ")");
+                }
+            }
+            if (condition.length() == 0) {
+                continue;
+            }
+            try {
+                client.updateItem(b -> b.tableName(table).key(keys.bucket(debit.key()))
+                        .updateExpression(set.toString()).conditionExpression(condition.toString())
+                        .expressionAttributeNames(e.names).expressionAttributeValues(e.values));
+            } catch (ConditionalCheckFailedException expired) {
+                held = false;
+            }
+        }
+        return held;
     }
 
     /**
@@ -420,7 +487,7 @@ final class BucketWrites {
                 boolean ok = debit.countOnly() || refilled.admits(debit.limits(), debit.amountsMilli());
                 admitted &= ok;
                 outcomes[i] = new Outcome(ok, ok
-                        ? refilled.debited(debit.limits(), debit.amountsMilli(), debit.countOnly()) : refilled);
+                        ? refilled.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId()) : refilled);
             }
             if (!admitted) {
                 for (int i = 0; i < debits.size(); i++) {
@@ -502,7 +569,7 @@ final class BucketWrites {
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Map<String, AttributeValue> item = getItem(debit);
             BucketState next = current(item, debit, now).adjusted(debit.limits(), debit.amountsMilli(),
-                    debit.countOnly());
+                    debit.countOnly(), debit.leaseId());
             try {
                 putBucket(debit, next, stamp, now, item);
                 return;

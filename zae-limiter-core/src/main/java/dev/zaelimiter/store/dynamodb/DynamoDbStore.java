@@ -364,6 +364,11 @@ public final class DynamoDbStore implements LimiterStore {
     }
 
     @Override
+    public boolean renew(List<BucketDebit> debits, long now) {
+        return call("renew slots", () -> buckets.renew(debits, now));
+    }
+
+    @Override
     public void deleteBucket(BucketKey key) {
         call("delete bucket", () -> client.deleteItem(b -> b.tableName(table).key(keys.bucket(key))));
     }

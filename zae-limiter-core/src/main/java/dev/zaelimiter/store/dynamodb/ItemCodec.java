@@ -26,7 +26,8 @@ import java.util.Map;
  * well under 1 KB (one write unit):
  * <pre>
  * bucket:  lr (last refill, ms)  v (version)  cs (config stamp)  dl (deadline, ms)  ttl (s, default-derived only)
- *          b_{limit} balance, c_{limit} consumed, w_{limit} session start (milli-tokens, ms)
+ *          b_{limit} balance, c_{limit} consumed, w_{limit} session start (milli-tokens, ms),
+ *          h_{limit} concurrency slot holders (lease id -> expiry, ms)
  * config:  lim (list of limits)  dis (disabled mode)  cas (cascade policy)  pau (paused until, ms)
  * entity:  id  nm (name)  par (parent)  cas (cascade flag)
  * </pre>
@@ -41,6 +42,7 @@ final class ItemCodec {
     static final String BALANCE = "b_";
     static final String CONSUMED = "c_";
     static final String WINDOW = "w_";
+    static final String HOLDERS = "h_";
     static final String LIMITS = "lim";
     static final String DISABLED = "dis";
     static final String CASCADE = "cas";
@@ -72,6 +74,7 @@ final class ItemCodec {
                 m.put("rz", AttributeValue.fromS(limit.zone().orElseThrow().getId()));
             });
             limit.resetAfter().ifPresent(d -> m.put("ra", number(d.toMillis())));
+            limit.leaseTimeout().ifPresent(d -> m.put("lt", number(d.toMillis())));
             if (!limit.schedule().isEmpty()) {
                 List<AttributeValue> entries = new ArrayList<>();
                 for (ScheduleEntry e : limit.schedule()) {
@@ -105,6 +108,8 @@ final class ItemCodec {
             Limit limit;
             if (m.containsKey("rc")) {
                 limit = Limit.quota(name, capacity, m.get("rc").s(), ZoneId.of(m.get("rz").s()));
+            } else if (m.containsKey("lt")) {
+                limit = Limit.concurrency(name, capacity, Duration.ofMillis(longOf(m.get("lt"))));
             } else if (m.containsKey("ra")) {
                 limit = Limit.sessionQuota(name, capacity, Duration.ofMillis(longOf(m.get("ra"))));
             } else {
@@ -186,6 +191,7 @@ final class ItemCodec {
         Map<String, Long> balances = new HashMap<>();
         Map<String, Long> consumed = new HashMap<>();
         Map<String, Long> windows = new HashMap<>();
+        Map<String, Map<String, Long>> holders = new HashMap<>();
         for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
             String attribute = e.getKey();
             if (attribute.startsWith(BALANCE)) {
@@ -194,18 +200,25 @@ final class ItemCodec {
                 consumed.put(attribute.substring(2), longOf(e.getValue()));
             } else if (attribute.startsWith(WINDOW)) {
                 windows.put(attribute.substring(2), longOf(e.getValue()));
+            } else if (attribute.startsWith(HOLDERS)) {
+                Map<String, Long> slots = new HashMap<>();
+                e.getValue().m().forEach((lease, expiry) -> slots.put(lease, longOf(expiry)));
+                holders.put(attribute.substring(2), slots);
+                balances.putIfAbsent(attribute.substring(2), 0L);
             }
         }
         Map<String, LimitState> states = new HashMap<>();
         for (Map.Entry<String, Long> e : balances.entrySet()) {
             states.put(e.getKey(), new LimitState(e.getValue(), consumed.getOrDefault(e.getKey(), 0L),
-                    windows.getOrDefault(e.getKey(), LimitState.NO_WINDOW)));
+                    windows.getOrDefault(e.getKey(), LimitState.NO_WINDOW),
+                    holders.getOrDefault(e.getKey(), Map.of())));
         }
         AttributeValue lastRefill = item.get(LAST_REFILL);
         return new BucketState(lastRefill == null ? 0 : longOf(lastRefill), states);
     }
 
-    static void putBucket(Map<String, AttributeValue> item, BucketState state) {
+    /** Writes {@code state} into {@code item}; a concurrency limit of {@code limits} always gets its holders map. */
+    static void putBucket(Map<String, AttributeValue> item, BucketState state, List<Limit> limits) {
         item.put(LAST_REFILL, number(state.lastRefillMillis()));
         for (Map.Entry<String, LimitState> e : state.limits().entrySet()) {
             LimitState s = e.getValue();
@@ -214,7 +227,21 @@ final class ItemCodec {
             if (s.inWindow()) {
                 item.put(WINDOW + e.getKey(), number(s.windowStartMillis()));
             }
+            if (!s.holders().isEmpty() || isConcurrency(e.getKey(), limits)) {
+                Map<String, AttributeValue> slots = new HashMap<>();
+                s.holders().forEach((lease, expiry) -> slots.put(lease, number(expiry)));
+                item.put(HOLDERS + e.getKey(), AttributeValue.fromM(slots));
+            }
         }
+    }
+
+    private static boolean isConcurrency(String name, List<Limit> limits) {
+        for (Limit limit : limits) {
+            if (limit.name().equals(name)) {
+                return limit.isConcurrency();
+            }
+        }
+        return false;
     }
 
     static long version(Map<String, AttributeValue> item) {

@@ -147,7 +147,7 @@ public final class InMemoryStore implements LimiterStore {
                 BucketDebit debit = debits.get(i);
                 BucketState state = refilled[i];
                 if (admitted) {
-                    state = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly());
+                    state = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId());
                     store(cells[i], state, debit.limits());
                 }
                 snapshots.add(new BucketSnapshot(debit.key(), state));
@@ -164,8 +164,8 @@ public final class InMemoryStore implements LimiterStore {
             BucketState[] refilled = refilled(cells, debits, now);
             for (int i = 0; i < debits.size(); i++) {
                 BucketDebit debit = debits.get(i);
-                store(cells[i], refilled[i].adjusted(debit.limits(), debit.amountsMilli(), debit.countOnly()),
-                        debit.limits());
+                store(cells[i], refilled[i].adjusted(debit.limits(), debit.amountsMilli(), debit.countOnly(),
+                        debit.leaseId()), debit.limits());
             }
             return null;
         });
@@ -189,6 +189,20 @@ public final class InMemoryStore implements LimiterStore {
             snapshots.add(new BucketSnapshot(debit.key(), refilled));
         }
         return snapshots;
+    }
+
+    @Override
+    public boolean renew(List<BucketDebit> debits, long now) {
+        return withBuckets(debits, cells -> {
+            BucketState[] refilled = refilled(cells, debits, now);
+            boolean held = true;
+            for (int i = 0; i < debits.size(); i++) {
+                BucketDebit debit = debits.get(i);
+                held &= refilled[i].holds(debit.limits(), debit.amountsMilli(), debit.leaseId());
+                store(cells[i], refilled[i].renewed(debit.limits(), debit.leaseId()), debit.limits());
+            }
+            return held;
+        });
     }
 
     @Override
