@@ -1,0 +1,229 @@
+package dev.zaelimiter.autoconfigure.aop;
+
+import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.spring.RateLimitedExpressionRoot;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+
+import java.lang.reflect.Method;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The {@code @RateLimited} annotations of one method of one target class, compiled once: literal names checked,
+ * expressions parsed, simple argument references turned into array indexes.
+ */
+final class RateLimitedMethod {
+
+    /** The method's own {@code @RateLimited} annotations or its class's, in declaration order. */
+    final Operation[] operations;
+    /** How the lease follows the returned value. */
+    final Async async;
+    /** The implementation method, as expressions see it. */
+    final Method method;
+    final Class<?> targetClass;
+    /** {@code ClassName.method(ParamType, ...)}, for messages. */
+    final String description;
+    /** Argument index by SpEL variable name: parameter names, {@code p0}, {@code a0}, ... */
+    final Map<String, Integer> parameterIndex;
+
+    RateLimitedMethod(Operation[] operations, Async async, Method method, Class<?> targetClass, String description,
+            Map<String, Integer> parameterIndex) {
+        this.operations = operations;
+        this.async = async;
+        this.method = method;
+        this.targetClass = targetClass;
+        this.description = description;
+        this.parameterIndex = parameterIndex;
+    }
+
+    /** How a method's result relates to the end of its leases. */
+    enum Async {
+        /** The lease ends when the method returns. */
+        NONE,
+        /** Returns {@code CompletableFuture} or {@code CompletionStage}: hand back a stage that ends the lease. */
+        DEPENDENT_STAGE,
+        /** Returns another {@code CompletionStage} type: end the lease from a callback, hand back the original. */
+        CALLBACK
+    }
+
+    /** One {@code @RateLimited} annotation. */
+    static final class Operation {
+
+        final String resource;
+        final Value entity;
+        final String[] limits;
+        final Value[] amounts;
+        final Class<? extends Throwable>[] rollbackOn;
+        /** {@code @RateLimited(resource = "...", entity = "...") on Type.method(...)}, for messages. */
+        final String where;
+
+        Operation(String resource, Value entity, String[] limits, Value[] amounts,
+                Class<? extends Throwable>[] rollbackOn, String where) {
+            this.resource = resource;
+            this.entity = entity;
+            this.limits = limits;
+            this.amounts = amounts;
+            this.rollbackOn = rollbackOn;
+            this.where = where;
+        }
+
+        boolean rollsBackOn(Throwable failure) {
+            for (Class<? extends Throwable> type : rollbackOn) {
+                if (type.isInstance(failure)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        String entityId(Invocation invocation) {
+            Object value = entity.value(invocation, this);
+            String id = value instanceof String s ? s : value == null ? null : String.valueOf(value);
+            if (id == null || id.isBlank()) {
+                throw new ValidationException("entity", id, where + ": the entity expression '" + entity.source()
+                        + "' must give a non-blank entity id");
+            }
+            return id;
+        }
+
+        Map<String, Long> amounts(Invocation invocation) {
+            if (limits.length == 1) {
+                return Map.of(limits[0], amount(0, invocation));
+            }
+            Map<String, Long> amounts = new LinkedHashMap<>(limits.length * 2);
+            for (int i = 0; i < limits.length; i++) {
+                amounts.put(limits[i], amount(i, invocation));
+            }
+            return amounts;
+        }
+
+        private long amount(int i, Invocation invocation) {
+            Value value = amounts[i];
+            if (value instanceof Constant constant && constant.value instanceof Long amount) {
+                return amount;
+            }
+            Object result = value.value(invocation, this);
+            Long amount = wholeNumber(result);
+            if (amount == null) {
+                throw new ValidationException("consume." + limits[i], result, where + ": the amount expression '"
+                        + value.source() + "' must give a whole number of tokens");
+            }
+            return amount;
+        }
+
+        private static Long wholeNumber(Object value) {
+            if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+                return ((Number) value).longValue();
+            }
+            try {
+                if (value instanceof BigInteger big) {
+                    return big.longValueExact();
+                }
+                if (value instanceof Number number) {
+                    return new BigDecimal(number.toString()).longValueExact();
+                }
+            } catch (ArithmeticException | NumberFormatException e) {
+                return null;
+            }
+            return null;
+        }
+    }
+
+    /** An entity or amount: a constant, an argument, or an expression. */
+    abstract static class Value {
+
+        private final String source;
+
+        Value(String source) {
+            this.source = source;
+        }
+
+        /** The text written in the annotation. */
+        final String source() {
+            return source;
+        }
+
+        abstract Object value(Invocation invocation, Operation operation);
+    }
+
+    static final class Constant extends Value {
+
+        final Object value;
+
+        Constant(String source, Object value) {
+            super(source);
+            this.value = value;
+        }
+
+        @Override
+        Object value(Invocation invocation, Operation operation) {
+            return value;
+        }
+    }
+
+    /** {@code #name}, {@code #p0} or {@code #a0}: read straight from the argument array. */
+    static final class Argument extends Value {
+
+        final int index;
+
+        Argument(String source, int index) {
+            super(source);
+            this.index = index;
+        }
+
+        @Override
+        Object value(Invocation invocation, Operation operation) {
+            return invocation.args[index];
+        }
+    }
+
+    static final class Spel extends Value {
+
+        final Expression expression;
+
+        Spel(String source, Expression expression) {
+            super(source);
+            this.expression = expression;
+        }
+
+        @Override
+        Object value(Invocation invocation, Operation operation) {
+            try {
+                return expression.getValue(invocation.evaluationContext());
+            } catch (EvaluationException e) {
+                throw new IllegalArgumentException(operation.where + ": cannot evaluate '" + source() + "': "
+                        + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** One call of the method: its arguments, and an evaluation context made when an expression first needs it. */
+    static final class Invocation {
+
+        final RateLimitedMethod method;
+        final Object target;
+        final Object[] args;
+        private final EvaluationContext shared;
+        private EvaluationContext context;
+
+        Invocation(RateLimitedMethod method, Object target, Object[] args, EvaluationContext shared) {
+            this.method = method;
+            this.target = target;
+            this.args = args;
+            this.shared = shared;
+        }
+
+        EvaluationContext evaluationContext() {
+            if (context == null) {
+                context = new InvocationEvaluationContext(shared,
+                        new RateLimitedExpressionRoot(method.method, target, method.targetClass, args),
+                        method.parameterIndex, args);
+            }
+            return context;
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.zaelimiter.autoconfigure.web;
+
+import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
+import jakarta.servlet.Filter;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/** Starts an application with the YAML of {@code docs/http-filter.md}, exactly as the page shows it. */
+class HttpFilterDocsTest {
+
+    private static final Pattern YAML = Pattern.compile("<!-- yaml: ([\\w-]+) -->\\s*```yaml\\n(.*?)```",
+            Pattern.DOTALL);
+
+    static String yaml(String name) throws Exception {
+        Path page = Path.of("../docs/http-filter.md");
+        Matcher m = YAML.matcher(Files.readString(page, StandardCharsets.UTF_8));
+        while (m.find()) {
+            if (m.group(1).equals(name)) {
+                return m.group(2);
+            }
+        }
+        throw new AssertionError("no example " + name + " in " + page.toAbsolutePath());
+    }
+
+    @Test
+    void theDocumentedRulesStartAndBehaveAsDescribed() throws Exception {
+        List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("http-filter.md",
+                new ByteArrayResource(yaml("filter-example").getBytes(StandardCharsets.UTF_8)));
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class,
+                        ZaeLimiterWebAutoConfiguration.class))
+                .withUserConfiguration(TestWebApp.Mvc.class)
+                .withPropertyValues("RATE_LIMIT_HASH_KEY=a-long-random-secret-from-the-env")
+                .withInitializer(context -> sources.forEach(s -> context.getEnvironment().getPropertySources()
+                        .addFirst(s)))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RateLimitFilter filter = (RateLimitFilter) context.getBean(FilterRegistrationBean.class)
+                            .getFilter();
+                    assertThat(filter.rules()).hasSize(3);
+                    assertThat(filter.rules().get(0).hashed()).isTrue();
+                    MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).addFilters((Filter) filter).build();
+                    // the admitted example
+                    mvc.perform(get("/api/items"))
+                            .andExpect(status().isOk())
+                            .andExpect(header().string("RateLimit-Policy", "\"rpm\";q=100"))
+                            .andExpect(header().string("RateLimit", "\"rpm\";r=99"));
+                    // the 400 example
+                    mvc.perform(post("/api/uploads/x"))
+                            .andExpect(status().isBadRequest())
+                            .andExpect(jsonPath("$.detail").value("Rate limiting on resource 'uploads' identifies"
+                                    + " callers by header 'X-Api-Key', and this request has none."));
+                    // the 429 example
+                    for (int i = 0; i < 99; i++) {
+                        mvc.perform(get("/api/items")).andExpect(status().isOk());
+                    }
+                    mvc.perform(get("/api/items"))
+                            .andExpect(status().isTooManyRequests())
+                            .andExpect(header().string("Retry-After", "1"))
+                            .andExpect(header().string("RateLimit", "\"rpm\";r=0;t=1"))
+                            .andExpect(jsonPath("$.detail").value("Limit 'rpm' on resource 'api' has 0 tokens"
+                                    + " available and the request needs 1; retry after 1 second."));
+                });
+    }
+}
