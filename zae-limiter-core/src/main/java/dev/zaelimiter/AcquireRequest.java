@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -22,6 +23,8 @@ public final class AcquireRequest {
     private final Map<String, Long> consume;
     private final List<Limit> limits;
     private final List<Target> also;
+    private final Duration maxWait;
+    private final int priority;
 
     /**
      * Another budget spent by the same call, all or nothing with the first: its own entity, resource and amounts,
@@ -36,11 +39,46 @@ public final class AcquireRequest {
 
     private AcquireRequest(String entityId, String resource, Map<String, Long> consume, List<Limit> limits,
             List<Target> also) {
+        this(entityId, resource, consume, limits, also, Duration.ZERO, 0);
+    }
+
+    private AcquireRequest(String entityId, String resource, Map<String, Long> consume, List<Limit> limits,
+            List<Target> also, Duration maxWait, int priority) {
         this.entityId = entityId;
         this.resource = resource;
         this.consume = consume;
         this.limits = limits;
         this.also = also;
+        this.maxWait = maxWait;
+        this.priority = priority;
+    }
+
+    /**
+     * This request, willing to wait up to {@code maxWait} for capacity instead of failing at once. The limiter waits
+     * only when the wait it computes fits in what is left of {@code maxWait}; otherwise it fails at once, having
+     * booked nothing.
+     */
+    public AcquireRequest maxWait(Duration maxWait) {
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.isNegative()) {
+            throw new ValidationException("maxWait", maxWait, "a wait cannot be negative");
+        }
+        return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority);
+    }
+
+    /** This request with a priority among the waiters of this process on the same bucket: higher goes first. */
+    public AcquireRequest priority(int priority) {
+        return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority);
+    }
+
+    /** How long the call may wait for capacity; zero (the default) fails at once. */
+    public Duration maxWait() {
+        return maxWait;
+    }
+
+    /** The priority among waiters; 0 by default. */
+    public int priority() {
+        return priority;
     }
 
     /** A request that consumes nothing yet; add amounts with {@link #consume}. */
@@ -56,27 +94,30 @@ public final class AcquireRequest {
     public AcquireRequest also(String entityId, String resource, Map<String, Long> consume) {
         List<Target> next = new ArrayList<>(also);
         next.add(new Target(entityId, resource, consume));
-        return new AcquireRequest(this.entityId, this.resource, this.consume, limits, List.copyOf(next));
+        return new AcquireRequest(this.entityId, this.resource, this.consume, limits, List.copyOf(next), maxWait,
+                priority);
     }
 
     /** This request, also consuming {@code amount} tokens of {@code limitName} (replacing an earlier amount). */
     public AcquireRequest consume(String limitName, long amount) {
         Map<String, Long> next = new LinkedHashMap<>(consume);
         next.put(limitName, amount);
-        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also);
+        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also, maxWait,
+                priority);
     }
 
     /** This request, consuming the given amounts in addition to those already set. */
     public AcquireRequest consume(Map<String, Long> amounts) {
         Map<String, Long> next = new LinkedHashMap<>(consume);
         next.putAll(amounts);
-        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also);
+        return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also, maxWait,
+                priority);
     }
 
     /** This request, checked against {@code limits} instead of the stored configuration of the entity. */
     public AcquireRequest limits(List<Limit> limits) {
         return new AcquireRequest(entityId, resource, consume, List.copyOf(Objects.requireNonNull(limits, "limits")),
-                also);
+                also, maxWait, priority);
     }
 
     public String entityId() {

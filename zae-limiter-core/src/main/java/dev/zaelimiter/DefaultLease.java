@@ -99,6 +99,7 @@ final class DefaultLease implements Lease {
             }
         }
         write(refunds, "rollback");
+        limiter.released(debits.get(0).key());
     }
 
     @Override
@@ -120,6 +121,9 @@ final class DefaultLease implements Lease {
             }
         }
         write(releases, "release");
+        if (!releases.isEmpty()) {
+            limiter.released(debits.get(0).key());
+        }
     }
 
     @Override

@@ -13,6 +13,7 @@ public class RateLimitExceededException extends RateLimiterException {
 
     private final List<LimitStatus> statuses;
     private final Duration retryAfter;
+    private boolean waitsForSlots;
 
     public RateLimitExceededException(List<LimitStatus> statuses) {
         super(message(statuses));
@@ -58,6 +59,17 @@ public class RateLimitExceededException extends RateLimiterException {
     /** The longest wait among the violations: after it, every hard limit could admit the same request. */
     public Duration retryAfter() {
         return retryAfter;
+    }
+
+    /** Marks a refusal by a concurrency limit, whose retry-after is only the latest a slot could come back. */
+    RateLimitExceededException waitingForSlots() {
+        this.waitsForSlots = true;
+        return this;
+    }
+
+    /** Whether a concurrency limit refused: a slot may come back any moment, not only after {@link #retryAfter()}. */
+    public boolean waitsForSlots() {
+        return waitsForSlots;
     }
 
     /** A JSON-friendly form: the overall retry-after and the statuses split into violations and passed. */

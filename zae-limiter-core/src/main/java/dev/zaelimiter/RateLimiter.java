@@ -50,12 +50,14 @@ public final class RateLimiter {
     private final Unavailable onUnavailable;
     private final RateLimiterAdmin admin;
     private final RateLimiterListener listener;
+    private final WaitQueues waiting;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
         this.clock = builder.clock;
         this.onUnavailable = builder.onUnavailable;
         this.listener = builder.listener;
+        this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue);
         this.admin = new RateLimiterAdmin(store);
     }
 
@@ -80,6 +82,14 @@ public final class RateLimiter {
      */
     public Lease acquire(AcquireRequest request) {
         Objects.requireNonNull(request, "request");
+        if (request.maxWait().isZero()) {
+            return acquireOnce(request);
+        }
+        return waiting.acquire(new BucketKey(request.entityId(), request.resource()), request.maxWait(),
+                request.priority(), () -> acquireOnce(request));
+    }
+
+    private Lease acquireOnce(AcquireRequest request) {
         long started = System.nanoTime();
         Plan plan;
         AcquireResult result;
@@ -98,11 +108,30 @@ public final class RateLimiter {
         List<LimitStatus> statuses = statuses(plan, result.buckets(), result.admitted());
         if (!result.admitted()) {
             notify(request, Decision.Outcome.REJECTED, statuses, started);
-            throw new RateLimitExceededException(statuses);
+            RateLimitExceededException rejected = new RateLimitExceededException(statuses);
+            throw slotsRefused(plan, statuses) ? rejected.waitingForSlots() : rejected;
         }
         notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
                 started);
         return new DefaultLease(this, plan.debits(), plan.primaryDebits(), plan.primary(), statuses);
+    }
+
+    /** Whether a concurrency limit is among the violations. */
+    private static boolean slotsRefused(Plan plan, List<LimitStatus> statuses) {
+        for (LimitStatus status : statuses) {
+            if (status.exceeded()) {
+                for (BucketDebit debit : plan.debits()) {
+                    if (debit.key().entityId().equals(status.entityId())) {
+                        for (Limit limit : debit.limits()) {
+                            if (limit.name().equals(status.limitName()) && limit.isConcurrency()) {
+                                return true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     private void notify(AcquireRequest request, Decision.Outcome outcome, List<LimitStatus> statuses, long started) {
@@ -310,6 +339,16 @@ public final class RateLimiter {
         return onUnavailable;
     }
 
+    /** How many calls of this process wait for {@code entityId} on {@code resource} now. */
+    int waiting(String entityId, String resource) {
+        return waiting.waiting(new BucketKey(entityId, resource));
+    }
+
+    /** Capacity of {@code key} was given back in this process: wake its waiters. */
+    void released(BucketKey key) {
+        waiting.released(key);
+    }
+
     private Lease degraded(StoreUnavailableException e, AcquireRequest request) {
         if (onUnavailable == Unavailable.BLOCK) {
             throw e;
@@ -468,8 +507,28 @@ public final class RateLimiter {
         private Clock clock = Clock.systemUTC();
         private Unavailable onUnavailable = Unavailable.BLOCK;
         private RateLimiterListener listener;
+        private Sleeper sleeper;
+        private int maxQueue = 100;
 
         private Builder() {
+        }
+
+        /**
+         * How calls wait for capacity when they allow it; by default the thread parks and a lease closing in this
+         * process wakes it.
+         */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        /** The most calls of this process that wait on one bucket at once; beyond, calls fail at once. 100 if unset. */
+        public Builder maxQueue(int maxQueue) {
+            if (maxQueue < 1) {
+                throw new ValidationException("maxQueue", maxQueue, "at least one waiter");
+            }
+            this.maxQueue = maxQueue;
+            return this;
         }
 
         /** Observes every decision (metrics, logs); none when not set. */

@@ -1,0 +1,150 @@
+package dev.zaelimiter;
+
+import dev.zaelimiter.store.memory.InMemoryStore;
+import dev.zaelimiter.testing.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Waiting for capacity: within maxWait, never booking what it will not use, by priority within a process. */
+class WaitingTest {
+
+    private final MutableClock clock = MutableClock.start();
+    private final List<Duration> slept = Collections.synchronizedList(new ArrayList<>());
+    private final RateLimiter limiter = RateLimiter.builder().store(new InMemoryStore()).clock(clock)
+            .sleeper(d -> {
+                slept.add(d);
+                clock.advance(d);
+            }).build();
+
+    @Test
+    void waitsForTheRefillWhenItFitsInMaxWait() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        limiter.acquire("user-1", "api", Map.of("rpm", 60L));
+        AcquireRequest patient = AcquireRequest.of("user-1", "api").consume("rpm", 2).maxWait(Duration.ofSeconds(5));
+
+        limiter.acquire(patient);
+
+        assertThat(slept).hasSize(1);
+        assertThat(slept.get(0)).isBetween(Duration.ofSeconds(2), Duration.ofMillis(2200));
+        assertThat(limiter.available("user-1", "api").get("rpm")).isBetween(0L, 1L);
+    }
+
+    @Test
+    void aWaitLongerThanMaxWaitFailsAtOnceAndBooksNothing() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 2)));
+        limiter.acquire("user-1", "api", Map.of("rpm", 2L));
+        AcquireRequest hasty = AcquireRequest.of("user-1", "api").consume("rpm", 1).maxWait(Duration.ofSeconds(5));
+
+        assertThatThrownBy(() -> limiter.acquire(hasty)).isInstanceOfSatisfying(RateLimitExceededException.class,
+                e -> assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(30)));
+
+        assertThat(slept).isEmpty();
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 0L);
+        assertThat(limiter.waiting("user-1", "api")).isZero();
+    }
+
+    @Test
+    void aSlotWaiterPollsUntilItsDeadlineThenFails() {
+        limiter.admin().setResourceDefaults("jobs", List.of(Limit.concurrency("inflight", 1)));
+        limiter.acquire("user-1", "jobs", Map.of());
+        AcquireRequest request = AcquireRequest.of("user-1", "jobs").maxWait(Duration.ofSeconds(1));
+
+        assertThatThrownBy(() -> limiter.acquire(request)).isInstanceOf(RateLimitExceededException.class);
+
+        assertThat(slept.stream().mapToLong(Duration::toMillis).sum()).isEqualTo(1000);
+    }
+
+    @Test
+    void aSlotGivenBackInThisProcessWakesAWaiter() throws Exception {
+        RateLimiter parked = RateLimiter.builder().store(new InMemoryStore()).build();
+        parked.admin().setResourceDefaults("jobs", List.of(Limit.concurrency("inflight", 1)));
+        Lease holder = parked.acquire("user-1", "jobs", Map.of());
+        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> parked.acquire(
+                AcquireRequest.of("user-1", "jobs").maxWait(Duration.ofMinutes(1))));
+        while (parked.waiting("user-1", "jobs") == 0) {
+            Thread.onSpinWait();
+        }
+        holder.close();
+        Lease admitted = waiter.get(30, TimeUnit.SECONDS);
+        assertThat(admitted.statuses()).singleElement().satisfies(s -> assertThat(s.available()).isZero());
+    }
+
+    @Test
+    void waitersGoByPriorityThenArrival() throws Exception {
+        RateLimiter parked = RateLimiter.builder().store(new InMemoryStore()).build();
+        parked.admin().setResourceDefaults("jobs", List.of(Limit.concurrency("inflight", 1)));
+        Lease holder = parked.acquire("user-1", "jobs", Map.of());
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        String[] names = {"low", "high", "middle", "high-later"};
+        int[] priorities = {1, 9, 5, 9};
+        for (int i = 0; i < names.length; i++) {
+            String name = names[i];
+            int priority = priorities[i];
+            waiters.add(CompletableFuture.runAsync(() -> {
+                try (Lease lease = parked.acquire(AcquireRequest.of("user-1", "jobs").priority(priority)
+                        .maxWait(Duration.ofMinutes(1)))) {
+                    order.add(name);
+                }
+            }));
+            int expected = i + 1;
+            while (parked.waiting("user-1", "jobs") < expected) {
+                Thread.onSpinWait();
+            }
+        }
+        holder.close();
+        CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        assertThat(order).containsExactly("high", "high-later", "middle", "low");
+    }
+
+    @Test
+    void beyondMaxQueueCallsFailAtOnce() throws Exception {
+        RateLimiter small = RateLimiter.builder().store(new InMemoryStore()).maxQueue(1).build();
+        small.admin().setResourceDefaults("jobs", List.of(Limit.concurrency("inflight", 1)));
+        Lease holder = small.acquire("user-1", "jobs", Map.of());
+        CompletableFuture<Lease> first = CompletableFuture.supplyAsync(() -> small.acquire(
+                AcquireRequest.of("user-1", "jobs").maxWait(Duration.ofMinutes(1))));
+        while (small.waiting("user-1", "jobs") == 0) {
+            Thread.onSpinWait();
+        }
+        assertThatThrownBy(() -> small.acquire(AcquireRequest.of("user-1", "jobs").maxWait(Duration.ofMinutes(1))))
+                .isInstanceOf(RateLimitExceededException.class);
+        holder.close();
+        first.get(30, TimeUnit.SECONDS).close();
+    }
+
+    @Test
+    void anInterruptedWaiterStopsAndBooksNothing() throws Exception {
+        RateLimiter parked = RateLimiter.builder().store(new InMemoryStore()).build();
+        parked.admin().setResourceDefaults("jobs", List.of(Limit.concurrency("inflight", 1)));
+        parked.acquire("user-1", "jobs", Map.of());
+        List<Throwable> failure = new ArrayList<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                parked.acquire(AcquireRequest.of("user-1", "jobs").maxWait(Duration.ofMinutes(1)));
+            } catch (Throwable t) {
+                failure.add(t);
+                failure.add(Thread.currentThread().isInterrupted() ? null : new AssertionError("flag cleared"));
+            }
+        });
+        waiter.start();
+        while (parked.waiting("user-1", "jobs") == 0) {
+            Thread.onSpinWait();
+        }
+        waiter.interrupt();
+        waiter.join(30_000);
+        assertThat(failure.get(0)).isInstanceOf(AcquireInterruptedException.class);
+        assertThat(failure.get(1)).isNull();
+        assertThat(parked.available("user-1", "jobs")).containsEntry("inflight", 0L);
+    }
+}
