@@ -101,6 +101,13 @@ public final class LimitDeclarations {
     }
 
     static Limit limit(String path, String name, LimitDeclaration d) {
+        if (d.getMaxInFlight() != null) {
+            return concurrency(path, name, d);
+        }
+        if (d.getLeaseTimeout() != null) {
+            throw new InvalidDeclarationException(path + ".lease-timeout", "only a concurrency limit has a lease"
+                    + " timeout; add max-in-flight or remove lease-timeout");
+        }
         if (d.getCapacity() == null) {
             throw new InvalidDeclarationException(path + ".capacity", "a limit needs a capacity (tokens per refill"
                     + " period, or a quota's allowance)");
@@ -145,6 +152,19 @@ public final class LimitDeclarations {
             Limit base = limit;
             limit = check(path + ".schedule", () -> base.withSchedule(entries));
         }
+        return d.isSoft() ? limit.soft() : limit;
+    }
+
+    private static Limit concurrency(String path, String name, LimitDeclaration d) {
+        if (d.getCapacity() != null || d.getRefillAmount() != null || d.getRefillPeriod() != null
+                || d.getBurst() != null || !d.getResetSchedule().isEmpty() || d.getResetAfter() != null) {
+            throw new InvalidDeclarationException(path + ".max-in-flight", "a concurrency limit has only"
+                    + " max-in-flight (and lease-timeout, soft, schedule); remove capacity, refill, burst and resets,"
+                    + " or declare them as a separate limit");
+        }
+        Limit limit = check(path + ".max-in-flight", () -> d.getLeaseTimeout() == null
+                ? Limit.concurrency(name, d.getMaxInFlight())
+                : Limit.concurrency(name, d.getMaxInFlight(), d.getLeaseTimeout()));
         return d.isSoft() ? limit.soft() : limit;
     }
 

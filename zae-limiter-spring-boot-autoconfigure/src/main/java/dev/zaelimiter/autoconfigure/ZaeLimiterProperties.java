@@ -195,7 +195,8 @@ public class ZaeLimiterProperties {
     /**
      * One limit. A dripping limit has a capacity (tokens per refill period, and the bucket size unless burst raises
      * it), an optional refill amount and a refill period (one minute when not set). A calendar quota has a capacity
-     * (the allowance) and one reset-schedule; a session quota a capacity and reset-after.
+     * (the allowance) and one reset-schedule; a session quota a capacity and reset-after; a concurrency limit
+     * max-in-flight and optionally lease-timeout.
      */
     public static class LimitDeclaration {
 
@@ -222,6 +223,28 @@ public class ZaeLimiterProperties {
 
         /** Makes the limit a session quota: the allowance comes back this long after each first request. */
         private Duration resetAfter;
+
+        /** Makes the limit a concurrency limit: at most this many calls in flight (capacity is not used). */
+        private Long maxInFlight;
+
+        /** For a concurrency limit: how long a slot lives without its lease being closed or extended (5m). */
+        private Duration leaseTimeout;
+
+        public Long getMaxInFlight() {
+            return maxInFlight;
+        }
+
+        public void setMaxInFlight(Long maxInFlight) {
+            this.maxInFlight = maxInFlight;
+        }
+
+        public Duration getLeaseTimeout() {
+            return leaseTimeout;
+        }
+
+        public void setLeaseTimeout(Duration leaseTimeout) {
+            this.leaseTimeout = leaseTimeout;
+        }
 
         public Long getCapacity() {
             return capacity;

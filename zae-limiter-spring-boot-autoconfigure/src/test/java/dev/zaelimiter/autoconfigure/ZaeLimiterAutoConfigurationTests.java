@@ -137,6 +137,8 @@ class ZaeLimiterAutoConfigurationTests {
                 "zae.limiter.resources.[openai/gpt-4o].limits.rps.schedule[0].tz=America/New_York",
                 "zae.limiter.resources.[openai/gpt-4o].limits.rps.schedule[0].scale=0.5",
                 "zae.limiter.resources.legacy.disabled=bypass",
+                "zae.limiter.resources.jobs.limits.inflight.max-in-flight=4",
+                "zae.limiter.resources.jobs.limits.inflight.lease-timeout=2m",
                 "zae.limiter.entities.org-acme.name=Acme",
                 "zae.limiter.entities.org-acme.resources.gpt-4.limits.tpm.capacity=100000",
                 "zae.limiter.entities.key-1.parent=org-acme",
@@ -155,6 +157,8 @@ class ZaeLimiterAutoConfigurationTests {
                     assertThat(admin.getResourceDefaults("openai/gpt-4o")).singleElement()
                             .satisfies(l -> assertThat(l.schedule()).hasSize(1));
                     assertThat(admin.getResourceDisabled("legacy")).contains(DisabledMode.BYPASS);
+                    assertThat(admin.getResourceDefaults("jobs"))
+                            .containsExactly(Limit.concurrency("inflight", 4, Duration.ofMinutes(2)));
                     assertThat(admin.getEntity("org-acme")).contains(new Entity("org-acme", "Acme", null, false));
                     assertThat(admin.getEntity("key-1")).contains(new Entity("key-1", null, "org-acme", true));
                     assertThat(admin.getEntityDisabled("key-1", "_default_")).contains(DisabledMode.ENABLED);
