@@ -47,8 +47,9 @@ import java.lang.annotation.Target;
  * ended. Acquisition still happens before the method runs, so a rejection is thrown to the caller, not put in a
  * future.
  *
- * <p><b>Waiting.</b> A call is admitted or rejected at once; waiting for capacity ({@code maxWait}) is not supported
- * yet.
+ * <p><b>Waiting.</b> A call is admitted or rejected at once, unless {@link #maxWait()} allows it to wait for
+ * capacity: then it waits as long as the limiter computes (failing at once when that is longer than
+ * {@code maxWait}), before the method runs.
  *
  * @see Consume
  * @see RateLimitContext
@@ -87,6 +88,16 @@ public @interface RateLimited {
      * empty array never rolls back: every call that was admitted costs its tokens.
      */
     Class<? extends Throwable>[] rollbackOn() default Throwable.class;
+
+    /**
+     * How long the call may wait for capacity before the method runs, as a duration such as {@code "2s"},
+     * {@code "500ms"} or {@code "PT1M"}; empty (the default) fails at once. See
+     * {@link dev.zaelimiter.AcquireRequest#maxWait}.
+     */
+    String maxWait() default "";
+
+    /** The priority among calls of this process waiting on the same bucket: higher goes first. */
+    int priority() default 0;
 
     /** Holds several {@link RateLimited} annotations on one method or class; written implicitly by repeating them. */
     @Target({ElementType.METHOD, ElementType.TYPE})

@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure.aop;
 
+import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.LeaseClosedException;
 import dev.zaelimiter.RateLimiter;
@@ -109,7 +110,11 @@ public class RateLimitedInterceptor implements MethodInterceptor {
         Lease[] leases = new Lease[count];
         for (int i = 0; i < count; i++) {
             try {
-                leases[i] = rateLimiter.acquire(entities[i], operations[i].resource, amounts[i]);
+                RateLimitedMethod.Operation operation = operations[i];
+                leases[i] = operation.maxWait.isZero()
+                        ? rateLimiter.acquire(entities[i], operation.resource, amounts[i])
+                        : rateLimiter.acquire(AcquireRequest.of(entities[i], operation.resource).consume(amounts[i])
+                                .maxWait(operation.maxWait).priority(operation.priority));
             } catch (Throwable rejected) {
                 for (int j = i - 1; j >= 0; j--) {
                     rollback(leases[j], rejected);

@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure.aop;
 
+import java.time.Duration;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.spring.RateLimitedExpressionRoot;
 import org.springframework.expression.EvaluationContext;
@@ -58,11 +59,16 @@ final class RateLimitedMethod {
         final String[] limits;
         final Value[] amounts;
         final Class<? extends Throwable>[] rollbackOn;
+        /** How long the call may wait for capacity; zero fails at once. */
+        final Duration maxWait;
+        final int priority;
         /** {@code @RateLimited(resource = "...", entity = "...") on Type.method(...)}, for messages. */
         final String where;
 
         Operation(String resource, Value entity, String[] limits, Value[] amounts,
-                Class<? extends Throwable>[] rollbackOn, String where) {
+                Class<? extends Throwable>[] rollbackOn, Duration maxWait, int priority, String where) {
+            this.maxWait = maxWait;
+            this.priority = priority;
             this.resource = resource;
             this.entity = entity;
             this.limits = limits;

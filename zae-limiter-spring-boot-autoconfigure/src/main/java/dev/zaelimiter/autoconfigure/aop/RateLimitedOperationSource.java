@@ -5,6 +5,7 @@ import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.spring.Consume;
 import dev.zaelimiter.spring.RateLimited;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -20,6 +21,7 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
+import java.time.Duration;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -180,8 +182,20 @@ public class RateLimitedOperationSource {
                     ? new RateLimitedMethod.Constant(amount, parseAmount(amount, where, limits[i]))
                     : value(amount, where, "amount of '" + limits[i] + "'", parameterIndex, names);
         }
+        Duration maxWait = Duration.ZERO;
+        if (!annotation.maxWait().isBlank()) {
+            try {
+                maxWait = DurationStyle.detectAndParse(annotation.maxWait());
+            } catch (IllegalArgumentException e) {
+                throw invalid(where, "maxWait '" + annotation.maxWait() + "' is not a duration; write one such as"
+                        + " \"2s\", \"500ms\" or \"PT1M\"", e);
+            }
+            if (maxWait.isNegative()) {
+                throw invalid(where, "maxWait '" + annotation.maxWait() + "' is negative", null);
+            }
+        }
         return new RateLimitedMethod.Operation(resource, entity, limits, amounts, annotation.rollbackOn().clone(),
-                where);
+                maxWait, annotation.priority(), where);
     }
 
     private static Long parseAmount(String amount, String where, String limit) {
