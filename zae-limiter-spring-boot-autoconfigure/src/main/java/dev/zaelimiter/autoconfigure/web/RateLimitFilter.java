@@ -136,7 +136,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
     private Lease acquire(RateLimitRule rule, String entityId, HttpServletResponse response) throws IOException {
         String resource = rule.resource();
         try {
-            return limiter.acquire(AcquireRequest.of(entityId, resource).consume(rule.consume()));
+            AcquireRequest request = AcquireRequest.of(entityId, resource).consume(rule.consume());
+            return limiter.acquire(rule.maxWait().isZero() ? request : request.maxWait(rule.maxWait()));
         } catch (RateLimitExceededException e) {
             if (log.isDebugEnabled()) {
                 log.debug("429 on resource '{}': {}", resource, e.getMessage());

@@ -20,6 +20,7 @@ import org.springframework.web.util.pattern.PatternParseException;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 import java.security.Principal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -61,9 +62,11 @@ final class RateLimitRule {
     private final String sourceDescription;
     private final String defaultId;
     private final EntityHasher hasher;
+    private final Duration maxWait;
 
     private RateLimitRule(PathPattern[] paths, String[] methods, String resource, Map<String, Long> consume,
-            EntitySource source, String sourceDescription, String defaultId, EntityHasher hasher) {
+            EntitySource source, String sourceDescription, String defaultId, EntityHasher hasher, Duration maxWait) {
+        this.maxWait = maxWait;
         this.paths = paths;
         this.methods = methods;
         this.resource = resource;
@@ -117,6 +120,11 @@ final class RateLimitRule {
         return consume;
     }
 
+    /** How long a request may wait for capacity; zero refuses at once. */
+    Duration maxWait() {
+        return maxWait;
+    }
+
     String sourceDescription() {
         return sourceDescription;
     }
@@ -161,6 +169,11 @@ final class RateLimitRule {
         }
         check(path + ".resource", () -> Identifiers.resource("resource", resource));
         Map<String, Long> consume = consume(path + ".consume", rule.getConsume());
+        Duration maxWait = rule.getMaxWait() == null ? Duration.ZERO : rule.getMaxWait();
+        if (maxWait.isNegative()) {
+            throw new InvalidDeclarationException(path + ".max-wait", "'" + maxWait + "' is negative; write a"
+                    + " duration such as 2s, or 0 to refuse at once");
+        }
 
         ZaeLimiterWebProperties.Entity entity = rule.getEntity();
         String entityPath = path + ".entity";
@@ -211,7 +224,8 @@ final class RateLimitRule {
             default -> throw new InvalidDeclarationException(entityPath + ".source", "'" + entity.getSource()
                     + "' is not an entity source; write one of " + SOURCES);
         }
-        return new RateLimitRule(patterns, methods, resource, consume, source, description, defaultId, hasher);
+        return new RateLimitRule(patterns, methods, resource, consume, source, description, defaultId, hasher,
+                maxWait);
     }
 
     private static PathPattern[] paths(String path, List<String> paths) {

@@ -79,6 +79,20 @@ public class ZaeLimiterWebProperties {
          */
         private Map<String, Long> consume = new LinkedHashMap<>();
 
+        /**
+         * How long a matching request may wait for capacity before it is refused, such as 2s; zero (the default)
+         * refuses at once. A request waits only when the computed wait fits.
+         */
+        private Duration maxWait = Duration.ZERO;
+
+        public Duration getMaxWait() {
+            return maxWait;
+        }
+
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+        }
+
         public List<String> getPaths() {
             return paths;
         }

@@ -31,6 +31,7 @@ class BadRuleTests {
 
     static Stream<Arguments> badRules() {
         return Stream.of(
+                Arguments.of(new String[] {R + "max-wait=-2s"}, R + "max-wait", "negative"),
                 Arguments.of(new String[] {R + "paths[0]=/api/**/items"}, R + "paths[0]", "not a valid PathPattern"),
                 Arguments.of(new String[] {R + "paths[0]=/api/{id"}, R + "paths[0]", "not a valid PathPattern"),
                 Arguments.of(new String[] {R + "paths[0]=api/**"}, R + "paths[0]", "starts with /"),
