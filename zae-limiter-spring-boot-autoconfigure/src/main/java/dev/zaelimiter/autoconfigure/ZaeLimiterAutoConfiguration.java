@@ -20,7 +20,7 @@ import java.util.List;
  * {@link ZaeLimiterProperties.StoreType}), and the limits declared under {@code zae.limiter}, checked and written to
  * the store at startup. Every bean backs off when the application defines its own. A {@link Clock} bean, when the
  * application has exactly one, becomes the limiter's clock; every {@link RateLimiterListener} bean observes its
- * decisions.
+ * decisions, and every {@link LimiterStoreDecorator} bean wraps the store it uses.
  */
 @AutoConfiguration(afterName = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "zae.limiter.enabled", matchIfMissing = true)
@@ -31,9 +31,14 @@ public class ZaeLimiterAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public RateLimiter rateLimiter(LimiterStore limiterStore, ZaeLimiterProperties properties,
-            ObjectProvider<Clock> clock, ObjectProvider<RateLimiterListener> listeners) {
+            ObjectProvider<Clock> clock, ObjectProvider<RateLimiterListener> listeners,
+            ObjectProvider<LimiterStoreDecorator> decorators) {
+        LimiterStore store = limiterStore;
+        for (LimiterStoreDecorator decorator : decorators.orderedStream().toList()) {
+            store = decorator.decorate(store);
+        }
         RateLimiter.Builder builder = RateLimiter.builder()
-                .store(limiterStore)
+                .store(store)
                 .clock(clock.getIfUnique(Clock::systemUTC))
                 .onUnavailable(properties.getOnUnavailable());
         List<RateLimiterListener> all = listeners.orderedStream().toList();

@@ -1,0 +1,280 @@
+package dev.zaelimiter.autoconfigure.actuate;
+
+import dev.zaelimiter.BucketView;
+import dev.zaelimiter.DisabledMode;
+import dev.zaelimiter.Entity;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.LimitView;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.ScheduleEntry;
+import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.autoconfigure.LimitDeclarations;
+import dev.zaelimiter.autoconfigure.LimitDeclarations.EntityLevels;
+import dev.zaelimiter.autoconfigure.LimitDeclarations.LevelDeclaration;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+import org.springframework.lang.Nullable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code ratelimits} endpoint: what is declared under {@code zae.limiter}, how one entity stands on one resource,
+ * and resetting that bucket.
+ * <ul>
+ *   <li>{@code GET /actuator/ratelimits}: the declared system limits, resources and entities
+ *       ({@link #rateLimits()});</li>
+ *   <li>{@code GET /actuator/ratelimits/{entity}/{resource}}: the configuration in force and every limit's state
+ *       now, read from the store ({@link #bucket}); 404 when the ids are malformed or no limits apply;</li>
+ *   <li>{@code DELETE /actuator/ratelimits/{entity}/{resource}}: puts the bucket back to full ({@link #reset}).</li>
+ * </ul>
+ * A resource name may contain {@code /}; the resource selector takes the rest of the path.
+ */
+@Endpoint(id = "ratelimits")
+public class RateLimitsEndpoint {
+
+    private final RateLimiter limiter;
+    private final LimitDeclarations declarations;
+
+    /**
+     * @param limiter      the limiter whose store is inspected and reset
+     * @param declarations what the application declares, or {@code null} when it declares nothing
+     */
+    public RateLimitsEndpoint(RateLimiter limiter, @Nullable LimitDeclarations declarations) {
+        this.limiter = limiter;
+        this.declarations = declarations;
+    }
+
+    /** The declared system limits, resources and entities, as written to the store at startup. */
+    @ReadOperation
+    public RateLimitsDescriptor rateLimits() {
+        if (declarations == null) {
+            return new RateLimitsDescriptor(List.of(), Map.of(), Map.of());
+        }
+        Map<String, LevelDescriptor> resources = new LinkedHashMap<>();
+        for (LevelDeclaration resource : declarations.resources()) {
+            resources.put(resource.resource(), LevelDescriptor.of(resource));
+        }
+        Map<String, EntityDescriptor> entities = new LinkedHashMap<>();
+        for (EntityLevels declared : declarations.entities()) {
+            entities.put(declared.entity().id(), EntityDescriptor.of(declared));
+        }
+        return new RateLimitsDescriptor(LimitDescriptor.of(declarations.system()), resources, entities);
+    }
+
+    /**
+     * {@code entity} on {@code resource} now: the configuration in force (wherever it was set) and each limit's
+     * state. Writes nothing.
+     *
+     * @return the bucket, or {@code null} (404) when an id is malformed or no limits apply
+     */
+    @ReadOperation
+    @Nullable
+    public BucketDescriptor bucket(@Selector String entity, @Selector(match = Match.ALL_REMAINING) String... resource) {
+        BucketView view;
+        try {
+            view = limiter.inspect(entity, join(resource));
+        } catch (ValidationException e) {
+            return null;
+        }
+        return view.limits().isEmpty() ? null : BucketDescriptor.of(view);
+    }
+
+    /**
+     * Puts the bucket of {@code entity} on {@code resource} back to full, as if it had never been used. Limits and
+     * other buckets are untouched; a bucket that does not exist stays so.
+     *
+     * @throws InvalidEndpointRequestException (400) when an id is malformed
+     */
+    @DeleteOperation
+    public void reset(@Selector String entity, @Selector(match = Match.ALL_REMAINING) String... resource) {
+        try {
+            limiter.admin().resetBucket(entity, join(resource));
+        } catch (ValidationException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
+    }
+
+    private static String join(String[] segments) {
+        return segments == null ? null : String.join("/", segments);
+    }
+
+    private static String string(@Nullable Object value) {
+        return value == null ? null : value.toString();
+    }
+
+    /** A zone's IANA id; {@code UTC} rather than {@code Z}. */
+    private static String zoneId(ZoneId zone) {
+        return zone.equals(ZoneOffset.UTC) ? "UTC" : zone.getId();
+    }
+
+    // ---- descriptors
+
+    /**
+     * The declarations.
+     *
+     * @param system    the system default limits (empty when none are declared)
+     * @param resources each declared resource, by name
+     * @param entities  each declared entity, by id, roots first
+     */
+    public record RateLimitsDescriptor(List<LimitDescriptor> system, Map<String, LevelDescriptor> resources,
+            Map<String, EntityDescriptor> entities) implements OperationResponseBody {
+    }
+
+    /**
+     * What one level declares: a resource, or one entity on one resource. {@code null} means not declared there.
+     *
+     * @param limits   the limits (empty when the level declares none)
+     * @param cascade  the cascade policy, or {@code null}
+     * @param disabled the disabled mode, or {@code null}
+     */
+    public record LevelDescriptor(List<LimitDescriptor> limits, @Nullable Boolean cascade,
+            @Nullable DisabledMode disabled) {
+
+        static LevelDescriptor of(LevelDeclaration level) {
+            return new LevelDescriptor(LimitDescriptor.of(level.limits()), level.cascade(), level.disabled());
+        }
+    }
+
+    /**
+     * One declared entity.
+     *
+     * @param name      its display name, or {@code null}
+     * @param parent    its parent's id, or {@code null} for a root
+     * @param cascade   whether its calls also debit the parent
+     * @param disabled  its disabled mode on every resource, or {@code null}
+     * @param resources what it declares per resource ({@code _default_}: every resource)
+     */
+    public record EntityDescriptor(@Nullable String name, @Nullable String parent, boolean cascade,
+            @Nullable DisabledMode disabled, Map<String, LevelDescriptor> resources) {
+
+        static EntityDescriptor of(EntityLevels declared) {
+            Entity entity = declared.entity();
+            Map<String, LevelDescriptor> resources = new LinkedHashMap<>();
+            for (LevelDeclaration level : declared.resources()) {
+                resources.put(level.resource(), LevelDescriptor.of(level));
+            }
+            return new EntityDescriptor(entity.name(), entity.parentId(), entity.cascade(), declared.disabled(),
+                    resources);
+        }
+    }
+
+    /**
+     * One declared limit, with its base values.
+     *
+     * @param name          the limit
+     * @param kind          {@code rate} (drips), {@code quota} (resets on a calendar) or {@code session-quota}
+     *                      (resets a fixed time after each caller's first request)
+     * @param capacity      the base capacity (a quota's allowance)
+     * @param refillAmount  tokens returned every refill period; 0 for a quota
+     * @param refillPeriod  ISO-8601 duration, or {@code null} for a quota
+     * @param soft          whether the limit only meters
+     * @param resetSchedule a calendar quota's cron, or {@code null}
+     * @param resetAfter    a session quota's length (ISO-8601), or {@code null}
+     * @param zone          the time zone of the reset schedule and schedule windows, or {@code null}
+     * @param schedule      the schedule windows, in order (empty when unscheduled)
+     */
+    public record LimitDescriptor(String name, String kind, long capacity, long refillAmount,
+            @Nullable String refillPeriod, boolean soft, @Nullable String resetSchedule, @Nullable String resetAfter,
+            @Nullable String zone, List<ScheduleDescriptor> schedule) {
+
+        static List<LimitDescriptor> of(@Nullable List<Limit> limits) {
+            return limits == null ? List.of() : limits.stream().map(LimitDescriptor::of).toList();
+        }
+
+        static LimitDescriptor of(Limit limit) {
+            String kind = !limit.isQuota() ? "rate" : limit.resetAfter().isPresent() ? "session-quota" : "quota";
+            return new LimitDescriptor(limit.name(), kind, limit.capacity(), limit.refillAmount(),
+                    string(limit.refillPeriod()), limit.isSoft(),
+                    limit.resetSchedule().map(cron -> cron.expression()).orElse(null),
+                    limit.resetAfter().map(Duration::toString).orElse(null),
+                    limit.zone().map(RateLimitsEndpoint::zoneId).orElse(null),
+                    limit.schedule().stream().map(ScheduleDescriptor::of).toList());
+        }
+    }
+
+    /**
+     * One schedule window: the limit runs with other values in every minute its cron matches.
+     *
+     * @param cron         the window
+     * @param zone         its time zone
+     * @param scale        the multiplier of the base capacity and refill, or {@code null} for absolute values
+     * @param capacity     the absolute capacity, or {@code null} when scaled
+     * @param refillAmount the absolute refill amount, or {@code null} when the base one applies
+     * @param refillPeriod the absolute refill period (ISO-8601), or {@code null} when the base one applies
+     */
+    public record ScheduleDescriptor(String cron, String zone, @Nullable Double scale, @Nullable Long capacity,
+            @Nullable Long refillAmount, @Nullable String refillPeriod) {
+
+        static ScheduleDescriptor of(ScheduleEntry entry) {
+            boolean absolute = !entry.isScaled();
+            return new ScheduleDescriptor(entry.cron().expression(), zoneId(entry.zone()),
+                    absolute ? null : entry.scale(), absolute ? entry.capacity() : null,
+                    absolute && entry.refillPeriod() != null ? entry.refillAmount() : null,
+                    string(entry.refillPeriod()));
+        }
+    }
+
+    /**
+     * One entity on one resource now.
+     *
+     * @param entity     the entity id
+     * @param resource   the resource
+     * @param name       the entity's display name, or {@code null}
+     * @param parent     the entity's parent, or {@code null} (also when it has no record)
+     * @param source     which configuration level supplied the limits: {@code ENTITY_RESOURCE},
+     *                   {@code ENTITY_DEFAULT}, {@code RESOURCE} or {@code SYSTEM}
+     * @param disabled   the disabled mode in force
+     * @param cascadesTo the parent a call also debits, or {@code null} when calls do not cascade
+     * @param pausedUntil the end of an upstream pause in force, or {@code null}
+     * @param limits     every limit in force, with its state
+     */
+    public record BucketDescriptor(String entity, String resource, @Nullable String name, @Nullable String parent,
+            String source, DisabledMode disabled, @Nullable String cascadesTo, @Nullable Instant pausedUntil,
+            List<LimitStateDescriptor> limits)
+            implements OperationResponseBody {
+
+        static BucketDescriptor of(BucketView view) {
+            Entity record = view.entity();
+            return new BucketDescriptor(view.entityId(), view.resource(), record == null ? null : record.name(),
+                    record == null ? null : record.parentId(), view.source(), view.disabled(), view.cascadesTo(),
+                    view.pausedUntil(), view.limits().stream().map(LimitStateDescriptor::of).toList());
+        }
+    }
+
+    /**
+     * One limit of one bucket now.
+     *
+     * @param name         the limit
+     * @param capacity     the capacity in force now (the active schedule window's, if any)
+     * @param available    whole tokens available now (negative when a soft limit is in debt)
+     * @param refillAmount tokens returned every refill period now; 0 for a quota
+     * @param refillPeriod the refill period in force (ISO-8601), or {@code null} for a quota
+     * @param soft         whether the limit only meters
+     * @param overdrawn    a soft limit in debt
+     * @param activeWindow the cron of the schedule window in force, or {@code null} for the base values
+     * @param nextReset    the next instant a quota's allowance comes back (ISO-8601), or {@code null}
+     * @param consumed     net tokens consumed over the bucket's life
+     */
+    public record LimitStateDescriptor(String name, long capacity, long available, long refillAmount,
+            @Nullable String refillPeriod, boolean soft, boolean overdrawn, @Nullable String activeWindow,
+            @Nullable String nextReset, long consumed) {
+
+        static LimitStateDescriptor of(LimitView view) {
+            Instant reset = view.nextReset();
+            return new LimitStateDescriptor(view.name(), view.capacity(), view.available(), view.refillAmount(),
+                    string(view.refillPeriod()), view.soft(), view.overdrawn(), view.activeWindow(), string(reset),
+                    view.consumed());
+        }
+    }
+}

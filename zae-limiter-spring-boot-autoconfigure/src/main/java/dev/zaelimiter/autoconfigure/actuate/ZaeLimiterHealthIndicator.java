@@ -1,0 +1,41 @@
+package dev.zaelimiter.autoconfigure.actuate;
+
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.store.ConfigScope;
+import dev.zaelimiter.store.LimiterStore;
+import org.springframework.boot.actuate.health.AbstractHealthIndicator;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.core.DecoratingProxy;
+
+/**
+ * Whether the limiter's store answers: one cheap read (the system configuration level). UP with the store's kind,
+ * DOWN with the error when the store is unavailable or fails otherwise. Contributes as {@code zaeLimiter}.
+ */
+public class ZaeLimiterHealthIndicator extends AbstractHealthIndicator {
+
+    private final RateLimiter limiter;
+
+    public ZaeLimiterHealthIndicator(RateLimiter limiter) {
+        super("zae-limiter store health check failed");
+        this.limiter = limiter;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) {
+        LimiterStore store = limiter.store();
+        builder.withDetail("store", kind(store));
+        try {
+            store.getLevel(ConfigScope.system());
+            builder.up();
+        } catch (StoreUnavailableException e) {
+            builder.down(e);
+        }
+    }
+
+    /** The store's class, seen through a decorating store such as the metering one. */
+    static String kind(LimiterStore store) {
+        Class<?> type = store instanceof DecoratingProxy proxy ? proxy.getDecoratedClass() : store.getClass();
+        return type.getSimpleName();
+    }
+}

@@ -1,0 +1,80 @@
+package dev.zaelimiter.autoconfigure.metrics;
+
+import dev.zaelimiter.Decision;
+import dev.zaelimiter.LimitStatus;
+import dev.zaelimiter.RateLimiterListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter.MeterProvider;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * Records every decision of a {@link dev.zaelimiter.RateLimiter} in Micrometer:
+ * <ul>
+ *   <li>{@value #DECISIONS}, a counter tagged {@code resource}, {@code outcome} ({@code admitted},
+ *       {@code rejected}, {@code bypassed}, {@code degraded}) and {@code limit} (the limit that refused the call,
+ *       several sorted and joined with {@code ,}, or {@code none}), plus {@code entity} when asked for;</li>
+ *   <li>{@value #DECISION_LATENCY}, a timer of how long each decision took, store included, tagged
+ *       {@code resource} and {@code outcome}.</li>
+ * </ul>
+ * Entity ids are left out unless {@code entityTag} is set, so that the number of time series stays bounded.
+ */
+public class MicrometerRateLimiterListener implements RateLimiterListener {
+
+    /** The decision counter. */
+    public static final String DECISIONS = "zae.limiter.decisions";
+
+    /** The decision timer. */
+    public static final String DECISION_LATENCY = "zae.limiter.decision.latency";
+
+    /** The {@code limit} tag of a decision that no limit refused. */
+    public static final String NO_LIMIT = "none";
+
+    private final MeterProvider<Counter> decisions;
+    private final MeterProvider<Timer> latency;
+    private final boolean entityTag;
+
+    /**
+     * @param registry  where the meters go
+     * @param entityTag whether to tag the counter with the entity id (unbounded cardinality)
+     */
+    public MicrometerRateLimiterListener(MeterRegistry registry, boolean entityTag) {
+        this.decisions = Counter.builder(DECISIONS)
+                .description("Rate limiter decisions, by resource, outcome and refusing limit")
+                .withRegistry(registry);
+        this.latency = Timer.builder(DECISION_LATENCY)
+                .description("How long rate limiter decisions take, store calls included")
+                .withRegistry(registry);
+        this.entityTag = entityTag;
+    }
+
+    @Override
+    public void onDecision(Decision decision) {
+        Tags tags = Tags.of("resource", decision.resource(),
+                "outcome", decision.outcome().name().toLowerCase(Locale.ROOT));
+        latency.withTags(tags).record(decision.latency());
+        Tags counted = tags.and("limit", limit(decision));
+        if (entityTag) {
+            counted = counted.and("entity", decision.entityId());
+        }
+        decisions.withTags(counted).increment();
+    }
+
+    /** The limits that refused the call, sorted and joined with commas, or {@value #NO_LIMIT}. */
+    static String limit(Decision decision) {
+        if (decision.outcome() != Decision.Outcome.REJECTED) {
+            return NO_LIMIT;
+        }
+        String refused = decision.statuses().stream()
+                .filter(LimitStatus::exceeded)
+                .map(LimitStatus::limitName)
+                .distinct()
+                .sorted()
+                .collect(Collectors.joining(","));
+        return refused.isEmpty() ? NO_LIMIT : refused;
+    }
+}

@@ -1,0 +1,49 @@
+package dev.zaelimiter.autoconfigure.metrics;
+
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.LimiterStoreDecorator;
+import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Auto-configuration of Micrometer metrics for the application's {@link RateLimiter}: a
+ * {@link MicrometerRateLimiterListener} for its decisions (the limiter's auto-configuration hands it every
+ * {@link dev.zaelimiter.RateLimiterListener} bean), and a {@link dev.zaelimiter.autoconfigure.LimiterStoreDecorator}
+ * that times the store the limiter uses (the store bean itself stays as it is). Needs a {@link MeterRegistry} bean, as Spring Boot's actuator provides; off with
+ * {@code zae.limiter.metrics.enabled=false}.
+ */
+@AutoConfiguration(after = ZaeLimiterAutoConfiguration.class, afterName = {
+        "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({MeterRegistry.class, RateLimiter.class})
+@ConditionalOnBooleanProperty(name = "zae.limiter.metrics.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ZaeLimiterMetricsProperties.class)
+public class ZaeLimiterMetricsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public MicrometerRateLimiterListener zaeLimiterMetricsListener(MeterRegistry meterRegistry,
+            ZaeLimiterMetricsProperties properties) {
+        return new MicrometerRateLimiterListener(meterRegistry, properties.isEntityTag());
+    }
+
+    /** Times every store call of the limiter; the meter registry is resolved on the first call. */
+    @Bean
+    @ConditionalOnMissingBean(name = "zaeLimiterStoreMetrics")
+    @ConditionalOnBooleanProperty(name = "zae.limiter.metrics.store-latency", matchIfMissing = true)
+    public LimiterStoreDecorator zaeLimiterStoreMetrics(ObjectProvider<MeterRegistry> meterRegistry) {
+        return store -> store instanceof MeteredLimiterStore ? store
+                : new MeteredLimiterStore(store, SingletonSupplier.of(meterRegistry::getObject));
+    }
+}

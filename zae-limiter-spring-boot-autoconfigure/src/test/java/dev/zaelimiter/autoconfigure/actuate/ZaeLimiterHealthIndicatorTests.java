@@ -1,0 +1,71 @@
+package dev.zaelimiter.autoconfigure.actuate;
+
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
+import dev.zaelimiter.autoconfigure.metrics.MeteredLimiterStore;
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.memory.InMemoryStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import java.lang.reflect.Proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ZaeLimiterHealthIndicatorTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class,
+                    ZaeLimiterActuatorAutoConfiguration.class));
+
+    @Test
+    void upWhenTheStoreAnswers() {
+        runner.run(context -> {
+            Health health = context.getBean(ZaeLimiterHealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("store", "InMemoryStore");
+        });
+    }
+
+    @Test
+    void downWithTheErrorWhenTheStoreIsUnavailable() {
+        SwitchableStore switchable = new SwitchableStore();
+        runner.withBean(LimiterStore.class, switchable::store).run(context -> {
+            ZaeLimiterHealthIndicator indicator = context.getBean(ZaeLimiterHealthIndicator.class);
+            assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+
+            switchable.down();
+            Health down = indicator.health();
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(down.getDetails()).containsEntry("error",
+                    "dev.zaelimiter.StoreUnavailableException: the store is down (test)");
+
+            switchable.up();
+            assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+        });
+    }
+
+    @Test
+    void downWhenTheStoreFailsOtherwise() {
+        LimiterStore broken = (LimiterStore) Proxy.newProxyInstance(LimiterStore.class.getClassLoader(),
+                new Class<?>[] {LimiterStore.class}, (proxy, method, args) -> {
+                    throw new IllegalStateException("broken");
+                });
+        Health health = new ZaeLimiterHealthIndicator(RateLimiter.builder().store(broken).build()).health();
+        assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(health.getDetails()).containsEntry("error", "java.lang.IllegalStateException: broken");
+    }
+
+    @Test
+    void namesTheStoreBehindTheMeteringOne() {
+        LimiterStore metered = new MeteredLimiterStore(new InMemoryStore(), SimpleMeterRegistry::new);
+        assertThat(ZaeLimiterHealthIndicator.kind(metered)).isEqualTo("InMemoryStore");
+        Health health = new ZaeLimiterHealthIndicator(RateLimiter.builder().store(metered).build()).health();
+        assertThat(health.getStatus()).isEqualTo(Status.UP);
+        assertThat(health.getDetails()).containsEntry("store", "InMemoryStore");
+    }
+}
