@@ -130,6 +130,9 @@ final class RateLimitResponses {
 
     private static String detail(List<LimitStatus> violations, String primary, String resource, long retryAfter) {
         String wait = "; retry after " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
+        if (violations.isEmpty()) {
+            return "Requests to resource '" + resource + "' are paused" + wait;
+        }
         if (violations.size() == 1) {
             LimitStatus v = violations.get(0);
             return "Limit '" + v.limitName() + "'" + (primary.equals(v.entityId()) ? "" : " of the parent entity")

@@ -130,6 +130,21 @@ class RateLimitFilterTests {
     }
 
     @Test
+    void anUpstreamPauseIsA429UntilItEnds() {
+        run(BY_HEADER, (mvc, limiter, clock) -> {
+            limiter.pause("api", Duration.ofSeconds(20));
+            mvc.perform(get("/api/items").header("X-Api-Key", "alice"))
+                    .andExpect(status().isTooManyRequests())
+                    .andExpect(header().string("Retry-After", "20"))
+                    .andExpect(jsonPath("$.detail").value("Requests to resource 'api' are paused; retry after 20"
+                            + " seconds."))
+                    .andExpect(jsonPath("$.violations", hasSize(0)));
+            clock.advance(Duration.ofSeconds(20));
+            mvc.perform(get("/api/items").header("X-Api-Key", "alice")).andExpect(status().isOk());
+        });
+    }
+
+    @Test
     void retryAfterRoundsUpToWholeSecondsAndIsAtLeastOne() {
         run(BY_HEADER, (mvc, limiter, clock) -> {
             mvc.perform(get("/api/items").header("X-Api-Key", "alice")).andExpect(status().isOk());
