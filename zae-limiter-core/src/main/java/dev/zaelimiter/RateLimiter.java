@@ -17,6 +17,9 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -230,7 +233,7 @@ public final class RateLimiter {
             long reset = limit.nextResetAfter(now);
             String window = null;
             for (ScheduleEntry entry : limit.schedule()) {
-                if (entry.cron().matches(java.time.Instant.ofEpochMilli(now), entry.zone())) {
+                if (entry.cron().matches(Instant.ofEpochMilli(now), entry.zone())) {
                     window = entry.cron().expression();
                     break;
                 }
@@ -241,7 +244,7 @@ public final class RateLimiter {
             views.add(new LimitView(limit.name(), p.capacityMilli() / Limit.MILLI, available,
                     p.refillAmountMilli() / Limit.MILLI, p.drips() ? Duration.ofMillis(p.refillPeriodMillis()) : null,
                     limit.isSoft(), limit.isSoft() && available < 0, window,
-                    reset == Limit.NEVER ? null : java.time.Instant.ofEpochMilli(reset),
+                    reset == Limit.NEVER ? null : Instant.ofEpochMilli(reset),
                     limitState == null ? 0 : limitState.consumedMilli() / Limit.MILLI));
         }
         long paused = pausedUntil(snapshot);
@@ -307,10 +310,10 @@ public final class RateLimiter {
             return Duration.ofSeconds(Long.parseLong(v));
         }
         try {
-            Instant at = java.time.ZonedDateTime.parse(v, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME)
+            Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME)
                     .toInstant();
             return Duration.between(clock.instant(), at);
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             throw new ValidationException("retryAfter", value, "a Retry-After value is a number of seconds or an"
                     + " HTTP date such as 'Wed, 21 Oct 2026 07:28:00 GMT'");
         }

@@ -51,21 +51,10 @@ final class WaitQueues {
     /** Runs {@code attempt} until it admits, waiting between rejections within {@code maxWait}. */
     Lease acquire(BucketKey key, Duration maxWait, int priority, Supplier<Lease> attempt) {
         long deadline = clock.millis() + Math.min(maxWait.toMillis(), Long.MAX_VALUE / 4);
-        Queue queue = queues.computeIfAbsent(key, k -> new Queue());
         Waiter me = new Waiter(priority, arrivals.incrementAndGet());
-        queue.lock.lock();
-        try {
-            if (queue.waiters.size() >= maxQueue) {
-                queue.lock.unlock();
-                try {
-                    return attempt.get();
-                } finally {
-                    queue.lock.lock();
-                }
-            }
-            queue.waiters.add(me);
-        } finally {
-            queue.lock.unlock();
+        Queue queue = join(key, me);
+        if (queue == null) {
+            return attempt.get();
         }
         try {
             while (true) {
@@ -89,11 +78,35 @@ final class WaitQueues {
             try {
                 queue.waiters.remove(me);
                 queue.changed.signalAll();
+                if (queue.waiters.isEmpty()) {
+                    queues.remove(key, queue);
+                }
             } finally {
                 queue.lock.unlock();
             }
-            if (queue.waiters.isEmpty()) {
-                queues.remove(key, queue);
+        }
+    }
+
+    /**
+     * Adds {@code me} to the queue of {@code key}, creating it if needed; {@code null} when the queue is full. A
+     * queue is removed from the map, under its lock, only when it is empty, so a queue found in the map and still in
+     * it once locked is live.
+     */
+    private Queue join(BucketKey key, Waiter me) {
+        while (true) {
+            Queue queue = queues.computeIfAbsent(key, k -> new Queue());
+            queue.lock.lock();
+            try {
+                if (queues.get(key) != queue) {
+                    continue;
+                }
+                if (queue.waiters.size() >= maxQueue) {
+                    return null;
+                }
+                queue.waiters.add(me);
+                return queue;
+            } finally {
+                queue.lock.unlock();
             }
         }
     }
