@@ -30,6 +30,20 @@ public class ZaeLimiterWebProperties {
     private Headers headers = Headers.IETF;
 
     /**
+     * Whether refusals thrown inside Spring MVC (from @RateLimited methods) are answered like the filter's, by the
+     * starter's RateLimitExceptionHandler.
+     */
+    private boolean exceptionHandler = true;
+
+    public boolean isExceptionHandler() {
+        return exceptionHandler;
+    }
+
+    public void setExceptionHandler(boolean exceptionHandler) {
+        this.exceptionHandler = exceptionHandler;
+    }
+
+    /**
      * Order of the filter among the servlet filters; the default, -90, runs just after Spring Security's filter
      * chain (-100) so that the principal is known.
      */
