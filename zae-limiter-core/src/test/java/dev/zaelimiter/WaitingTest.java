@@ -3,6 +3,7 @@ package dev.zaelimiter;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +17,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Waiting for capacity: within maxWait, never booking what it will not use, by priority within a process. */
+@Timeout(60)
 class WaitingTest {
+
+    /** Until {@code count} calls wait on user-1's jobs bucket; fails instead of hanging. */
+    private static void awaitWaiters(RateLimiter limiter, int count) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (limiter.waiting("user-1", "jobs") < count) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("expected " + count + " waiters, found " + limiter.waiting("user-1", "jobs"));
+            }
+            Thread.onSpinWait();
+        }
+    }
 
     private final MutableClock clock = MutableClock.start();
     private final List<Duration> slept = Collections.synchronizedList(new ArrayList<>());
@@ -71,9 +84,7 @@ class WaitingTest {
         Lease holder = parked.acquire("user-1", "jobs", Map.of());
         CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> parked.acquire(
                 AcquireRequest.of("user-1", "jobs").maxWait(Duration.ofMinutes(1))));
-        while (parked.waiting("user-1", "jobs") == 0) {
-            Thread.onSpinWait();
-        }
+        awaitWaiters(parked, 1);
         holder.close();
         Lease admitted = waiter.get(30, TimeUnit.SECONDS);
         assertThat(admitted.statuses()).singleElement().satisfies(s -> assertThat(s.available()).isZero());
@@ -98,9 +109,7 @@ class WaitingTest {
                 }
             }));
             int expected = i + 1;
-            while (parked.waiting("user-1", "jobs") < expected) {
-                Thread.onSpinWait();
-            }
+            awaitWaiters(parked, expected);
         }
         holder.close();
         CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
@@ -114,9 +123,7 @@ class WaitingTest {
         Lease holder = small.acquire("user-1", "jobs", Map.of());
         CompletableFuture<Lease> first = CompletableFuture.supplyAsync(() -> small.acquire(
                 AcquireRequest.of("user-1", "jobs").maxWait(Duration.ofMinutes(1))));
-        while (small.waiting("user-1", "jobs") == 0) {
-            Thread.onSpinWait();
-        }
+        awaitWaiters(small, 1);
         assertThatThrownBy(() -> small.acquire(AcquireRequest.of("user-1", "jobs").maxWait(Duration.ofMinutes(1))))
                 .isInstanceOf(RateLimitExceededException.class);
         holder.close();
@@ -138,9 +145,7 @@ class WaitingTest {
             }
         });
         waiter.start();
-        while (parked.waiting("user-1", "jobs") == 0) {
-            Thread.onSpinWait();
-        }
+        awaitWaiters(parked, 1);
         waiter.interrupt();
         waiter.join(30_000);
         assertThat(failure.get(0)).isInstanceOf(AcquireInterruptedException.class);

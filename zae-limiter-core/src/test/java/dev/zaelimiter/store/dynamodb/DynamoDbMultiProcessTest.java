@@ -3,6 +3,7 @@ package dev.zaelimiter.store.dynamodb;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Two JVMs with eight threads each, on one bucket through the server, with the clock frozen: exactly the capacity. */
+@Timeout(300)
 class DynamoDbMultiProcessTest {
 
     private static final int PROCESSES = 2;
