@@ -4,6 +4,7 @@ import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.metrics.MeteredLimiterStore;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.testing.SwitchableStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class ZaeLimiterHealthIndicatorTests {
     @Test
     void downWithTheErrorWhenTheStoreIsUnavailable() {
         SwitchableStore switchable = new SwitchableStore();
-        runner.withBean(LimiterStore.class, switchable::store).run(context -> {
+        runner.withBean(LimiterStore.class, () -> switchable).run(context -> {
             ZaeLimiterHealthIndicator indicator = context.getBean(ZaeLimiterHealthIndicator.class);
             assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 

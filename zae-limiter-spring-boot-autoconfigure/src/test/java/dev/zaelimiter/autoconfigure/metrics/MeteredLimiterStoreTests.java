@@ -5,7 +5,7 @@ import dev.zaelimiter.Entity;
 import dev.zaelimiter.EntityExistsException;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.StoreUnavailableException;
-import dev.zaelimiter.autoconfigure.actuate.SwitchableStore;
+import dev.zaelimiter.testing.SwitchableStore;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
@@ -83,7 +83,7 @@ class MeteredLimiterStoreTests {
     @Test
     void tellsUnavailableFromOtherErrorsAndRethrowsBoth() {
         SwitchableStore switchable = new SwitchableStore();
-        MeteredLimiterStore store = new MeteredLimiterStore(switchable.store(), () -> registry);
+        MeteredLimiterStore store = new MeteredLimiterStore(switchable, () -> registry);
         store.createEntity(Entity.of("org-1"));
         assertThatExceptionOfType(EntityExistsException.class).isThrownBy(() -> store.createEntity(Entity.of("org-1")));
         switchable.down();

@@ -3,7 +3,7 @@ package dev.zaelimiter.autoconfigure.metrics;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
-import dev.zaelimiter.autoconfigure.actuate.SwitchableStore;
+import dev.zaelimiter.testing.SwitchableStore;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.testing.MutableClock;
 import io.micrometer.core.instrument.Counter;
@@ -37,7 +37,7 @@ class ZaeLimiterMetricsTests {
                     ZaeLimiterMetricsAutoConfiguration.class))
             .withBean(SimpleMeterRegistry.class)
             .withBean(Clock.class, MutableClock::start)
-            .withBean(LimiterStore.class, switchable::store)
+            .withBean(LimiterStore.class, () -> switchable)
             .withPropertyValues(
                     "zae.limiter.on-unavailable=allow",
                     "zae.limiter.resources.api.limits.rpm.capacity=2",

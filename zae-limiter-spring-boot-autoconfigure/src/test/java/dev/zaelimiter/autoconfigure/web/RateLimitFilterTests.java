@@ -3,6 +3,7 @@ package dev.zaelimiter.autoconfigure.web;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.testing.MutableClock;
+import dev.zaelimiter.testing.SwitchableStore;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletException;
 import org.junit.jupiter.api.Test;
@@ -426,7 +427,7 @@ class RateLimitFilterTests {
     void storeFailureUnderBlockIs503WithRetryAfter() {
         run(runner.withUserConfiguration(TestWebApp.FailingStoreConfig.class).withPropertyValues(BY_HEADER)
                 .withPropertyValues("zae.limiter.web.unavailable-retry-after=5s"), (mvc, limiter, clock) -> {
-                    ((TestWebApp.FlakyStore) limiter.store()).failing = true;
+                    ((SwitchableStore) limiter.store()).down();
                     mvc.perform(get("/api/items").header("X-Api-Key", "alice"))
                             .andExpect(status().isServiceUnavailable())
                             .andExpect(header().string("Retry-After", "5"))
@@ -434,7 +435,7 @@ class RateLimitFilterTests {
                             .andExpect(jsonPath("$.title").value("Service Unavailable"))
                             .andExpect(jsonPath("$.status").value(503))
                             .andExpect(jsonPath("$.retry_after").value(5));
-                    ((TestWebApp.FlakyStore) limiter.store()).failing = false;
+                    ((SwitchableStore) limiter.store()).up();
                     mvc.perform(get("/api/items").header("X-Api-Key", "alice")).andExpect(status().isOk());
                 });
     }
@@ -443,7 +444,7 @@ class RateLimitFilterTests {
     void storeFailureUnderAllowAdmitsWithoutHeaders() {
         run(runner.withUserConfiguration(TestWebApp.FailingStoreConfig.class).withPropertyValues(BY_HEADER)
                 .withPropertyValues("zae.limiter.on-unavailable=allow"), (mvc, limiter, clock) -> {
-                    ((TestWebApp.FlakyStore) limiter.store()).failing = true;
+                    ((SwitchableStore) limiter.store()).down();
                     mvc.perform(get("/api/items").header("X-Api-Key", "alice"))
                             .andExpect(status().isOk())
                             .andExpect(header().doesNotExist("RateLimit"));
@@ -454,7 +455,7 @@ class RateLimitFilterTests {
     void storeFailureDuringRollbackKeepsTheOriginalError() {
         run(runner.withUserConfiguration(TestWebApp.FailingStoreConfig.class).withPropertyValues(BY_HEADER),
                 (mvc, limiter, clock) -> {
-                    ((TestWebApp.FlakyStore) limiter.store()).failingApply = true;
+                    ((SwitchableStore) limiter.store()).downForAdjustments();
                     assertThatThrownBy(() -> mvc.perform(get("/api/boom").header("X-Api-Key", "alice")))
                             .isInstanceOf(ServletException.class)
                             .hasRootCauseInstanceOf(IllegalStateException.class)
