@@ -14,26 +14,18 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.core.env.PropertySource;
-import org.springframework.core.io.ByteArrayResource;
 import org.springframework.stereotype.Component;
 import org.springframework.stereotype.Service;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -46,9 +38,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @DisplayName("docs examples: annotation.md")
 class AnnotationDocsExamplesTest {
 
-    private static final Pattern YAML = Pattern.compile("<!-- yaml: ([\\w-]+) -->\\s*```yaml\\n(.*?)```",
-            Pattern.DOTALL);
-
     private final MutableClock clock = MutableClock.start();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -56,30 +45,11 @@ class AnnotationDocsExamplesTest {
                     ZaeLimiterAopAutoConfiguration.class))
             .withBean(Clock.class, () -> clock)
             .withPropertyValues("zae.limiter.store=memory")
-            .withInitializer(context -> yaml("annotation-limits")
-                    .forEach(source -> context.getEnvironment().getPropertySources().addFirst(source)));
-
-    /** The YAML block of {@code docs/annotation.md} marked {@code <!-- yaml: NAME -->}, as property sources. */
-    static List<PropertySource<?>> yaml(String name) {
-        Path page = Path.of("../docs/annotation.md");
-        try {
-            Matcher m = YAML.matcher(Files.readString(page, StandardCharsets.UTF_8));
-            while (m.find()) {
-                if (m.group(1).equals(name)) {
-                    return new YamlPropertySourceLoader().load("annotation.md#" + name,
-                            new ByteArrayResource(m.group(2).getBytes(StandardCharsets.UTF_8)));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        throw new AssertionError("no yaml block " + name + " in " + page.toAbsolutePath());
-    }
+            .withInitializer(DocsYaml.initializer("annotation.md", "annotation-limits"));
 
     @Test
     void theDocumentedPropertiesAreTheDefaults() {
-        runner.withInitializer(context -> yaml("annotation-properties")
-                .forEach(source -> context.getEnvironment().getPropertySources().addFirst(source)))
+        runner.withInitializer(DocsYaml.initializer("annotation.md", "annotation-properties"))
                 .run(context -> {
                     assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
                     assertThat(context.getBean(RateLimitedAdvisor.class).getOrder())

@@ -8,50 +8,24 @@ import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.core.env.PropertySource;
-import org.springframework.core.io.ByteArrayResource;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Starts an application with the YAML of {@code docs/configuration.md}, exactly as the page shows it. */
 class ConfigurationDocsTest {
 
-    private static final Pattern YAML = Pattern.compile("<!-- yaml-example: ([\\w-]+) -->\\s*```yaml\\n(.*?)```",
-            Pattern.DOTALL);
-
-    static String yaml(String name) throws Exception {
-        Path page = Path.of("../docs/configuration.md");
-        Matcher m = YAML.matcher(Files.readString(page, StandardCharsets.UTF_8));
-        while (m.find()) {
-            if (m.group(1).equals(name)) {
-                return m.group(2);
-            }
-        }
-        throw new AssertionError("no example " + name + " in " + page.toAbsolutePath());
-    }
-
     @Test
     void theDocumentedDeclarationsStartAndAreApplied() throws Exception {
-        List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("configuration.md",
-                new ByteArrayResource(yaml("llm").getBytes(StandardCharsets.UTF_8)));
         MutableClock clock = MutableClock.start();
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class))
                 .withBean(Clock.class, () -> clock)
-                .withInitializer(context -> sources.forEach(s -> context.getEnvironment().getPropertySources()
-                        .addFirst(s)))
+                .withInitializer(DocsYaml.initializer("configuration.md", "llm"))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     RateLimiter limiter = context.getBean(RateLimiter.class);

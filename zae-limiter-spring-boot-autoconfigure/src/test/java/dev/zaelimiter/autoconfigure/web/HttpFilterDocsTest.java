@@ -1,23 +1,14 @@
 package dev.zaelimiter.autoconfigure.web;
 
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
+import dev.zaelimiter.docs.DocsYaml;
 import jakarta.servlet.Filter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
-import org.springframework.core.env.PropertySource;
-import org.springframework.core.io.ByteArrayResource;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
-
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
@@ -29,31 +20,14 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 /** Starts an application with the YAML of {@code docs/http-filter.md}, exactly as the page shows it. */
 class HttpFilterDocsTest {
 
-    private static final Pattern YAML = Pattern.compile("<!-- yaml: ([\\w-]+) -->\\s*```yaml\\n(.*?)```",
-            Pattern.DOTALL);
-
-    static String yaml(String name) throws Exception {
-        Path page = Path.of("../docs/http-filter.md");
-        Matcher m = YAML.matcher(Files.readString(page, StandardCharsets.UTF_8));
-        while (m.find()) {
-            if (m.group(1).equals(name)) {
-                return m.group(2);
-            }
-        }
-        throw new AssertionError("no example " + name + " in " + page.toAbsolutePath());
-    }
-
     @Test
     void theDocumentedRulesStartAndBehaveAsDescribed() throws Exception {
-        List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("http-filter.md",
-                new ByteArrayResource(yaml("filter-example").getBytes(StandardCharsets.UTF_8)));
         new WebApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class,
                         ZaeLimiterWebAutoConfiguration.class))
                 .withUserConfiguration(TestWebApp.Mvc.class)
                 .withPropertyValues("RATE_LIMIT_HASH_KEY=a-long-random-secret-from-the-env")
-                .withInitializer(context -> sources.forEach(s -> context.getEnvironment().getPropertySources()
-                        .addFirst(s)))
+                .withInitializer(DocsYaml.initializer("http-filter.md", "filter-example"))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     RateLimitFilter filter = (RateLimitFilter) context.getBean(FilterRegistrationBean.class)
