@@ -44,6 +44,56 @@ public abstract class BucketContract extends StoreContractSupport {
     }
 
     @Test
+    void aBucketThatWentIdleAfterOneCallAdmitsOnlyItsCapacityInTheNextBurst() {
+        admin.setResourceDefaults("api", List.of(Limit.custom("r", 20, 20, Duration.ofSeconds(5))));
+        limiter.acquire("user-1", "api", consume("r", 1)).close();
+        clock.advance(Duration.ofSeconds(6));
+        Lease first = limiter.acquire("user-1", "api", consume("r", 1));
+        assertThat(first.statuses()).singleElement().extracting(LimitStatus::available).isEqualTo(19L);
+        int admitted = 1;
+        while (admitted <= 100) {
+            try {
+                limiter.acquire("user-1", "api", consume("r", 1)).close();
+                admitted++;
+            } catch (RateLimitExceededException refused) {
+                break;
+            }
+        }
+        assertThat(admitted).as("a full bucket of 20, not the idle time credited twice").isEqualTo(20);
+    }
+
+    @Test
+    void everyIdlePatternAdmitsExactlyWhatAnExactBucketWould() {
+        admin.setResourceDefaults("api", List.of(Limit.custom("r", 20, 4, Duration.ofSeconds(1))));
+        java.util.Random random = new java.util.Random(20261130);
+        long balanceMilli = 20_000;
+        for (int step = 0; step < 400; step++) {
+            long idle = switch (random.nextInt(4)) {
+                case 0 -> 0;
+                case 1 -> random.nextInt(300);
+                case 2 -> random.nextInt(3_000);
+                default -> 4_000 + random.nextInt(4_000);
+            };
+            clock.advance(Duration.ofMillis(idle));
+            balanceMilli = Math.min(20_000, balanceMilli + 4 * idle);
+            long amount = 1 + random.nextInt(6);
+            boolean expected = balanceMilli >= amount * 1000;
+            boolean admitted;
+            try {
+                Lease lease = limiter.acquire("user-1", "api", consume("r", amount));
+                admitted = true;
+                balanceMilli -= amount * 1000;
+                assertThat(lease.statuses()).as("step %d", step).singleElement()
+                        .extracting(LimitStatus::available).isEqualTo(Math.floorDiv(balanceMilli, 1000));
+            } catch (RateLimitExceededException refused) {
+                admitted = false;
+            }
+            assertThat(admitted).as("step %d after %d ms idle, %d asked of %d milli-tokens", step, idle, amount,
+                    balanceMilli).isEqualTo(expected);
+        }
+    }
+
+    @Test
     void burstRaisesCapacityButNotRate() {
         admin.setResourceDefaults("api", List.of(Limit.perSecond("rps", 2).withBurst(10)));
         limiter.acquire("user-1", "api", consume("rps", 10));

@@ -2,6 +2,8 @@ package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.algorithm.BucketMath;
+import dev.zaelimiter.algorithm.FullAt;
 import dev.zaelimiter.algorithm.BucketState;
 import dev.zaelimiter.algorithm.LimitState;
 import dev.zaelimiter.store.AcquireResult;
@@ -10,6 +12,8 @@ import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
@@ -23,6 +27,7 @@ import software.amazon.awssdk.services.dynamodb.model.Update;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,19 +37,34 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The bucket paths of {@link DynamoDbStore}: the one-write fast path, the read-refill-write slow path, cascades and
- * adjustments. Every decision is made by {@link BucketState}; this class only moves state in and out of items.
+ * The bucket paths of {@link DynamoDbStore}. Every decision is made by {@link BucketState}; this class moves state in
+ * and out of items and chooses the cheapest request that applies it exactly.
+ *
+ * <p>A dripping limit is stored as the point at which it is full again ({@link dev.zaelimiter.algorithm.FullAt}),
+ * so an admission is one conditional {@code UpdateItem} whether the bucket was idle (the point is set from now) or
+ * busy (the point moves on), with no read first. Which of the two a write assumes comes from what this process last
+ * learned of the bucket; a wrong guess fails its condition, the item is read (real DynamoDB returns it with the
+ * failure), and the write is repeated with the right one. A bucket this process saw short is refused locally until
+ * its balance, as last seen and refilled since, would cover the call: a refusal then costs no request and can only
+ * err towards refusing. A process that loses a race for a bucket's last tokens leaves it alone for a short, jittered
+ * pause, so that processes saturating one bucket do not pay a refused write for every token.
  */
 final class BucketWrites {
 
     private static final Logger log = LoggerFactory.getLogger(BucketWrites.class);
 
-    /** Attempts of the slow path under contention before giving up. */
-    private static final int MAX_ATTEMPTS = 64;
+    /** Attempts under contention before giving up. */
+    private static final int MAX_ATTEMPTS = 16;
     private static final long HOUR = 3_600_000L;
-    private static final long SHORT_HINT_MILLIS = 1000;
+    /** How long a refusal learned from the store is trusted without asking it again. */
+    private static final long TRUST_MILLIS = 1000;
+    /** The longest pause after losing a race for a bucket's last tokens. */
+    private static final long MAX_PAUSE_MILLIS = 250;
+    private static final int MAX_KNOWN = 100_000;
+    private static final int REFUND_ATTEMPTS = 5;
 
     private final DynamoDbClient client;
     private final String table;
@@ -52,11 +72,17 @@ final class BucketWrites {
     private final long stampTtlMillis;
     private final ExecutorService executor;
     private final Map<List<Limit>, String> stamps = new ConcurrentHashMap<>();
-    /** Buckets found short, until when they are expected to stay short (at most {@link #SHORT_HINT_MILLIS}). */
-    private final Map<BucketKey, Long> shortBuckets = new ConcurrentHashMap<>();
+    private final Map<BucketKey, Known> known = new ConcurrentHashMap<>();
 
     /** One bucket's outcome: the state after the debit when admitted, before it when not. */
     record Outcome(boolean admitted, BucketState state) {
+    }
+
+    /**
+     * What this process last learned of a bucket: its state at {@code learnedAt} (less what calls of this process
+     * have taken since, while they are in flight), and until when it stays away after losing a race.
+     */
+    private record Known(String stamp, BucketState state, long learnedAt, long pausedUntil) {
     }
 
     BucketWrites(DynamoDbClient client, String table, Keys keys, long stampTtlMillis, ExecutorService executor) {
@@ -74,73 +100,194 @@ final class BucketWrites {
         return new AcquireResult(outcome.admitted(), List.of(new BucketSnapshot(debit.key(), outcome.state())));
     }
 
-    /**
-     * The fast path when the bucket is likely to cover the debit; when this process found it short moments ago, the
-     * slow path straight away, which spares a refused write (a rejection then costs one read, not a refused write
-     * and a read).
-     */
+    /** Refuses locally when what this process knows allows it, else writes once, and settles a wrong guess. */
     Outcome acquireOne(BucketDebit debit, long now) {
         String stamp = stamp(debit.limits());
-        Long shortUntil = shortBuckets.get(debit.key());
-        if (!consumes(debit) || (shortUntil != null && now < shortUntil)) {
-            return slowPath(debit, now, stamp, null);
+        Known k = known.get(debit.key());
+        BucketState estimate = null;
+        if (k != null && k.stamp().equals(stamp)) {
+            estimate = k.state().refilled(debit.limits(), now);
+            BucketState local = localRefusal(debit, k, estimate, now);
+            if (local != null) {
+                return new Outcome(false, local);
+            }
+        }
+        UpdateItemRequest request = consumes(debit) ? update(debit, now, stamp, estimate, false) : null;
+        if (request == null) {
+            return settle(debit, now, stamp, UNKNOWN, false);
+        }
+        boolean expected = estimate != null && estimate.admits(debit.limits(), debit.amountsMilli());
+        if (expected && !debit.countOnly()) {
+            reserve(debit, stamp, now);
         }
         try {
-            UpdateItemResponse response = client.updateItem(fastUpdate(debit, now, stamp));
-            return new Outcome(true, ItemCodec.bucket(response.attributes()).refilled(debit.limits(), now));
+            return admitted(debit, stamp, now, client.updateItem(request));
         } catch (ConditionalCheckFailedException e) {
-            return slowPath(debit, now, stamp, e.hasItem() && !e.item().isEmpty() ? e.item() : null);
+            return settle(debit, now, stamp, returned(e), expected);
         }
     }
 
     /**
-     * Reads (unless the failed write returned the item), refills here, and writes the whole bucket back on the
-     * condition that nobody wrote it since; or rejects without writing. A lost race retries the fast path once, then
-     * starts over.
+     * The state to refuse with, without asking the store, or {@code null} to ask it. Only hard debits that take no
+     * concurrency slot are refused locally: while paused, when the balances last seen do not cover the call; within
+     * {@link #TRUST_MILLIS} of learning them, when they do not cover it even refilled to now.
      */
-    private Outcome slowPath(BucketDebit debit, long now, String stamp, Map<String, AttributeValue> item) {
+    private static BucketState localRefusal(BucketDebit debit, Known k, BucketState estimate, long now) {
+        if (debit.countOnly() || debit.takesSlots() || !hardConsumption(debit)) {
+            return null;
+        }
+        if (now < k.pausedUntil() && !k.state().admits(debit.limits(), debit.amountsMilli())) {
+            return new BucketState(Math.max(now, k.state().lastRefillMillis()), k.state().limits());
+        }
+        if (now < k.learnedAt() + TRUST_MILLIS && !estimate.admits(debit.limits(), debit.amountsMilli())) {
+            return estimate;
+        }
+        return null;
+    }
+
+    /** Takes the debit from what this process knows, so that its other threads do not count on the same tokens. */
+    private void reserve(BucketDebit debit, String stamp, long now) {
+        known.computeIfPresent(debit.key(), (key, k) -> k.stamp().equals(stamp)
+                ? new Known(stamp, k.state().refilled(debit.limits(), now)
+                        .debited(debit.limits(), debit.amountsMilli(), false), k.learnedAt(), k.pausedUntil())
+                : k);
+    }
+
+    private void learn(BucketKey key, String stamp, BucketState state, long now, long pausedUntil) {
+        if (known.size() >= MAX_KNOWN) {
+            known.clear();
+        }
+        known.put(key, new Known(stamp, state, now, pausedUntil));
+    }
+
+    /** Forgets what this process knows of a bucket (it was deleted, or written by a path that returns nothing). */
+    void forget(BucketKey key) {
+        known.remove(key);
+    }
+
+    private Outcome admitted(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
+        BucketState state = ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now);
+        learn(debit.key(), stamp, state, now, 0);
+        return new Outcome(true, state);
+    }
+
+    /** Marks the item of a write whose failure returned none: it must be read. */
+    private static final Map<String, AttributeValue> UNKNOWN = Map.of();
+
+    /**
+     * Decides from the item itself (as a failed write returned it, or read now) and writes again with exact guesses;
+     * a bucket whose stored form cannot take an update (another configuration, a passed deadline, a session to
+     * start, expired slots to drop) is written whole, conditioned on its version. Lost races back off with jitter.
+     *
+     * @param item     the item, {@code null} when there is none, {@link #UNKNOWN} when it must be read
+     * @param expected whether this process expected the write to be admitted (a refusal then means it lost a race)
+     */
+    private Outcome settle(BucketDebit debit, long now, String stamp, Map<String, AttributeValue> item,
+            boolean expected) {
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            if (item == null) {
+            if (attempt > 1) {
+                backOff(attempt);
+            }
+            if (item == UNKNOWN) {
                 item = getItem(debit);
             }
-            BucketState refilled = current(item, debit, now);
-            if (!debit.countOnly() && !refilled.admits(debit.limits(), debit.amountsMilli())) {
-                rememberShort(debit, refilled, now);
-                return new Outcome(false, refilled);
+            BucketState state = current(item, debit, now);
+            if (!debit.countOnly() && !state.admits(debit.limits(), debit.amountsMilli())) {
+                learn(debit.key(), stamp, state, now, expected ? now + pause(debit, now) : 0);
+                return new Outcome(false, state);
             }
-            shortBuckets.remove(debit.key());
-            BucketState next = refilled.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId());
-            try {
-                putBucket(debit, next, stamp, now, item);
-                return new Outcome(true, next);
-            } catch (ConditionalCheckFailedException lost) {
-                item = null;
-                if (consumes(debit)) {
-                    try {
-                        UpdateItemResponse response = client.updateItem(fastUpdate(debit, now, stamp));
-                        return new Outcome(true, ItemCodec.bucket(response.attributes()).refilled(debit.limits(), now));
-                    } catch (ConditionalCheckFailedException again) {
-                        item = again.hasItem() && !again.item().isEmpty() ? again.item() : null;
-                    }
+            if (needsRewrite(item, debit, stamp, now, false)) {
+                BucketState next = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(),
+                        debit.leaseId());
+                try {
+                    putBucket(debit, next, stamp, now, item);
+                    learn(debit.key(), stamp, next, now, 0);
+                    return new Outcome(true, next);
+                } catch (ConditionalCheckFailedException lost) {
+                    item = UNKNOWN;
+                    continue;
                 }
+            }
+            try {
+                return admitted(debit, stamp, now, client.updateItem(update(debit, now, stamp, state, false)));
+            } catch (ConditionalCheckFailedException lost) {
+                item = returned(lost);
             }
         }
         throw new StoreUnavailableException("DynamoDB store gave up on bucket " + debit.key() + " after "
                 + MAX_ATTEMPTS + " contended attempts", null);
     }
 
-    /** Remembers until when {@code refilled} cannot cover {@code debit}, so that calls until then read first. */
-    private void rememberShort(BucketDebit debit, BucketState refilled, long now) {
-        long wait = 0;
+    /**
+     * How long to leave a bucket alone after losing a race for its last tokens: a jittered share of
+     * {@link #MAX_PAUSE_MILLIS}, and never more than a quarter of the time its fastest hard limit takes to fill,
+     * so that the bucket cannot fill up (and tokens go unused) while every process waits.
+     */
+    private static long pause(BucketDebit debit, long now) {
+        long pause = MAX_PAUSE_MILLIS;
         for (Limit limit : debit.limits()) {
-            if (!limit.isSoft() && !refilled.covers(limit.name(), debit.amountsMilli())) {
-                wait = Math.max(wait, refilled.retryAfterMillis(limit, debit.amountsMilli().get(limit.name())));
+            Limit.Parameters p = limit.parametersAt(now);
+            if (!limit.isSoft() && p.drips()) {
+                double fill = (double) p.capacityMilli() * p.refillPeriodMillis() / p.refillAmountMilli();
+                pause = Math.min(pause, (long) (fill / 4));
             }
         }
-        if (shortBuckets.size() > 100_000) {
-            shortBuckets.clear();
+        return pause <= 1 ? pause : pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1);
+    }
+
+    /** Sleeps a few jittered milliseconds, more after each lost race, so that contenders spread out. */
+    private static void backOff(int attempt) {
+        long bound = Math.min(1L << Math.min(attempt, 5), 32);
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextLong(bound + 1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted while retrying a contended bucket", e);
         }
-        shortBuckets.put(debit.key(), now + Math.min(wait, SHORT_HINT_MILLIS));
+    }
+
+    /**
+     * Whether the item must be written whole rather than updated: it is of another configuration or format, its
+     * deadline passed, it expired, or the debit starts a session or takes a slot the stored form cannot take
+     * (a holders map missing or holding expired slots).
+     */
+    private static boolean needsRewrite(Map<String, AttributeValue> item, BucketDebit debit, String stamp, long now,
+            boolean correction) {
+        if (item == null) {
+            return correction || debit.takesSlots();
+        }
+        AttributeValue storedStamp = item.get(ItemCodec.STAMP);
+        AttributeValue deadline = item.get(ItemCodec.DEADLINE);
+        if (expired(item, now) || storedStamp == null || !stamp.equals(storedStamp.s()) || deadline == null
+                || ItemCodec.longOf(deadline) <= now) {
+            return true;
+        }
+        for (Limit limit : debit.limits()) {
+            long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
+            if (amount == 0 || debit.countOnly()) {
+                continue;
+            }
+            if (!correction && amount > 0 && limit.resetAfter().isPresent()
+                    && !item.containsKey(ItemCodec.WINDOW + limit.name())) {
+                return true;
+            }
+            if (limit.isConcurrency()) {
+                AttributeValue holders = item.get(ItemCodec.HOLDERS + limit.name());
+                if (holders == null || !holders.hasM()) {
+                    return true;
+                }
+                for (AttributeValue expiry : holders.m().values()) {
+                    if (ItemCodec.longOf(expiry) <= now) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static Map<String, AttributeValue> returned(ConditionalCheckFailedException e) {
+        return e.hasItem() && !e.item().isEmpty() ? e.item() : UNKNOWN;
     }
 
     /** The bucket in {@code item} refilled to {@code now}; a fresh one when there is none or it has expired. */
@@ -148,7 +295,7 @@ final class BucketWrites {
         if (item == null || expired(item, now)) {
             return BucketState.fresh(debit.limits(), now);
         }
-        return ItemCodec.bucket(item).refilled(debit.limits(), now);
+        return ItemCodec.bucket(item, now).refilled(debit.limits(), now);
     }
 
     private static boolean expired(Map<String, AttributeValue> item, long now) {
@@ -165,70 +312,156 @@ final class BucketWrites {
         return false;
     }
 
-    /**
-     * {@code ADD} every amount, guarded by the stamp and deadline and by each hard limit's floor. A session quota
-     * only takes the fast path inside a running session: starting one needs the slow path to set its deadline.
-     */
-    private UpdateItemRequest fastUpdate(BucketDebit debit, long now, String stamp) {
-        return debitUpdate(debit, now, stamp, false)
-                .returnValues(ReturnValue.ALL_NEW)
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .build();
+    private static boolean hardConsumption(BucketDebit debit) {
+        for (Limit limit : debit.limits()) {
+            if (!limit.isSoft() && debit.amountsMilli().getOrDefault(limit.name(), 0L) > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
-     * The {@code ADD} of a debit's amounts to balances (unless count-only) and consumption counters, guarded by the
-     * deadline, by the stamp when one is given, and by every touched balance existing. An admission
-     * ({@code correction == false}) also guards each hard limit's floor and a session quota's running session; a
-     * correction guards each refund so that it cannot lift a balance above the capacity in force.
+     * One conditional {@code UpdateItem} that applies {@code debit} at {@code now} without a read, or {@code null}
+     * when it cannot be admitted (it asks a hard limit for more than its capacity). Every write is guarded by the
+     * item's stamp and deadline; an admission may also create a missing item (unless it takes a slot, which needs
+     * the holders map). Per dripping limit the write assumes, from {@code guess}, that the bucket is full (its
+     * full-at point is set from now) or not (the point moves on), and the condition checks the assumption; a quota
+     * balance starts at its capacity when missing.
+     *
+     * @param guess      the bucket as this process believes it is at {@code now}; {@code null}: assumed full
+     * @param correction an adjustment or rollback: never refused for lack of tokens, a refund never lifts a balance
+     *                   above the capacity in force, and the item must exist
      */
-    private UpdateItemRequest.Builder debitUpdate(BucketDebit debit, long now, String stamp, boolean correction) {
+    private UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
+            boolean correction) {
         Expression e = new Expression();
         StringJoiner set = new StringJoiner(", ", "SET ", "").setEmptyValue("");
         StringJoiner add = new StringJoiner(", ", "ADD ", "");
         StringJoiner remove = new StringJoiner(", ", "REMOVE ", "").setEmptyValue("");
+        StringJoiner onItem = new StringJoiner(" AND ");
+        StringJoiner onLimits = new StringJoiner(" AND ");
+        boolean mayCreate = !correction && !debit.takesSlots();
+        String nowValue = e.value(ItemCodec.number(now));
+        String stampValue = e.value(AttributeValue.fromS(stamp));
         add.add(e.name(ItemCodec.VERSION) + " " + e.value(ItemCodec.number(1)));
-        StringJoiner condition = new StringJoiner(" AND ");
-        if (stamp != null) {
-            condition.add(e.name(ItemCodec.STAMP) + " = " + e.value(AttributeValue.fromS(stamp)));
-        }
-        condition.add(e.name(ItemCodec.DEADLINE) + " > " + e.value(ItemCodec.number(now)));
+        onItem.add(e.name(ItemCodec.STAMP) + " = " + stampValue);
+        onItem.add(e.name(ItemCodec.DEADLINE) + " > " + nowValue);
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
             if (amount == 0) {
                 continue;
             }
             if (limit.isConcurrency()) {
-                slotUpdate(e, debit, limit, amount, now, correction, set, add, remove, condition);
+                slotUpdate(e, debit, limit, amount, now, correction, set, add, remove, onItem);
                 continue;
             }
-            String balance = e.name(ItemCodec.BALANCE + limit.name());
             add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
-            boolean floor = !correction && !debit.countOnly() && !limit.isSoft() && amount > 0;
-            condition.add(floor ? balance + " >= " + e.value(ItemCodec.number(amount))
-                    : "attribute_exists(" + balance + ")");
             if (debit.countOnly()) {
                 continue;
             }
-            add.add(balance + " " + e.value(ItemCodec.number(-amount)));
-            if (correction && amount < 0) {
-                long ceiling = limit.parametersAt(now).capacityMilli() + amount;
-                condition.add(balance + " <= " + e.value(ItemCodec.number(ceiling)));
+            Limit.Parameters p = limit.parametersAt(now);
+            boolean hard = !correction && !limit.isSoft() && amount > 0;
+            if (hard && amount > p.capacityMilli()) {
+                return null;
             }
-            if (!correction && limit.resetAfter().isPresent()) {
-                condition.add("attribute_exists(" + e.name(ItemCodec.WINDOW + limit.name()) + ")");
+            if (p.drips()) {
+                dripUpdate(e, limit.name(), p, amount, now, guess, hard, set, onLimits);
+            } else if (correction) {
+                String balance = e.name(ItemCodec.BALANCE + limit.name());
+                add.add(balance + " " + e.value(ItemCodec.number(BigInteger.valueOf(amount).negate())));
+                onLimits.add("attribute_exists(" + balance + ")");
+                if (amount < 0) {
+                    onLimits.add(balance + " <= " + e.value(ItemCodec.number(
+                            BigInteger.valueOf(p.capacityMilli()).add(BigInteger.valueOf(amount)))));
+                }
+            } else {
+                String balance = e.name(ItemCodec.BALANCE + limit.name());
+                set.add(balance + " = if_not_exists(" + balance + ", " + e.value(ItemCodec.number(p.capacityMilli()))
+                        + ") - " + e.value(ItemCodec.number(amount)));
+                if (hard) {
+                    onLimits.add("(attribute_not_exists(" + balance + ") OR " + balance + " >= "
+                            + e.value(ItemCodec.number(amount)) + ")");
+                }
+                if (limit.resetAfter().isPresent()) {
+                    String window = e.name(ItemCodec.WINDOW + limit.name());
+                    onItem.add("attribute_exists(" + window + ")");
+                    set.add(window + " = if_not_exists(" + window + ", " + nowValue + ")");
+                }
             }
+        }
+        if (mayCreate) {
+            BucketState created = BucketState.fresh(debit.limits(), now)
+                    .debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId());
+            long deadline = deadline(debit.limits(), created, now);
+            set.add(e.name(ItemCodec.STAMP) + " = " + stampValue);
+            set.add(ifNotExists(e, ItemCodec.LAST_REFILL, nowValue));
+            set.add(ifNotExists(e, ItemCodec.DEADLINE, e.value(ItemCodec.number(deadline))));
+            if (debit.defaultDerived()) {
+                set.add(ifNotExists(e, ItemCodec.TTL, e.value(ItemCodec.number(ttl(debit.limits(), deadline, now)))));
+            }
+        }
+        String condition = mayCreate ? "(attribute_not_exists(PK) OR (" + onItem + "))" : onItem.toString();
+        if (onLimits.length() > 0) {
+            condition = condition + " AND " + onLimits;
         }
         return UpdateItemRequest.builder().tableName(table).key(keys.bucket(debit.key()))
                 .updateExpression(String.join(" ", set.toString(), add.toString(), remove.toString()).trim())
-                .conditionExpression(condition.toString())
+                .conditionExpression(condition)
                 .expressionAttributeNames(e.names)
-                .expressionAttributeValues(e.values);
+                .expressionAttributeValues(e.values)
+                .returnValues(ReturnValue.ALL_NEW)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build();
+    }
+
+    private static String ifNotExists(Expression e, String attribute, String value) {
+        String name = e.name(attribute);
+        return name + " = if_not_exists(" + name + ", " + value + ")";
+    }
+
+    /**
+     * A dripping limit's full-at point in an update. Taking from a full bucket sets the point to now's grid plus the
+     * amount; taking from a busy one adds the amount, and a hard limit requires that the point stays within one
+     * capacity of now. Giving back subtracts, or sets the point to now when that would go past it (full).
+     */
+    private static void dripUpdate(Expression e, String name, Limit.Parameters p, long amount, long now,
+            BucketState guess, boolean hard, StringJoiner set, StringJoiner onLimits) {
+        String fullAt = e.name(ItemCodec.FULL_AT + name);
+        BigInteger grid = FullAt.grid(now, p);
+        BigInteger amountMilli = BigInteger.valueOf(amount);
+        set.add(e.name(ItemCodec.PARAMETERS + name) + " = " + e.value(ItemCodec.parameters(p)));
+        long balance = guess == null ? p.capacityMilli() : guess.balanceMilli(name);
+        if (amount > 0 && balance >= p.capacityMilli()) {
+            onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= " + e.value(ItemCodec.number(grid))
+                    + ")");
+            set.add(fullAt + " = " + e.value(ItemCodec.number(grid.add(amountMilli))));
+        } else if (amount > 0) {
+            onLimits.add(fullAt + " > " + e.value(ItemCodec.number(grid)));
+            if (hard) {
+                onLimits.add(fullAt + " <= " + e.value(ItemCodec.number(
+                        grid.add(BigInteger.valueOf(p.capacityMilli())).subtract(amountMilli))));
+            }
+            set.add(fullAt + " = " + fullAt + " + " + e.value(ItemCodec.number(amountMilli)));
+        } else {
+            BigInteger refund = amountMilli.negate();
+            BigInteger floor = grid.add(refund);
+            boolean deep = BigInteger.valueOf(p.capacityMilli()).subtract(BigInteger.valueOf(balance))
+                    .compareTo(refund) >= 0;
+            if (deep) {
+                onLimits.add(fullAt + " >= " + e.value(ItemCodec.number(floor)));
+                set.add(fullAt + " = " + fullAt + " - " + e.value(ItemCodec.number(refund)));
+            } else {
+                onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " < "
+                        + e.value(ItemCodec.number(floor)) + ")");
+                set.add(fullAt + " = " + e.value(ItemCodec.number(grid)));
+            }
+        }
     }
 
     /**
      * A concurrency slot in an update: taking one sets the lease's entry in the holders map, guarded by the map
-     * having room (entries that expired still count until the slow path drops them); giving one back removes it.
+     * having room (entries that expired count until a whole write drops them); giving one back removes it.
      */
     private static void slotUpdate(Expression e, BucketDebit debit, Limit limit, long amount, long now,
             boolean correction, StringJoiner set, StringJoiner add, StringJoiner remove, StringJoiner condition) {
@@ -269,10 +502,14 @@ final class BucketWrites {
         item.put(ItemCodec.STAMP, AttributeValue.fromS(stamp));
         item.put(ItemCodec.DEADLINE, ItemCodec.number(deadline));
         if (debit.defaultDerived()) {
-            item.put(ItemCodec.TTL, ItemCodec.number(Math.addExact(deadline, idleHorizon(debit.limits(), now))
-                    / 1000 + 1));
+            item.put(ItemCodec.TTL, ItemCodec.number(ttl(debit.limits(), deadline, now)));
         }
         return item;
+    }
+
+    /** When (epoch seconds) an idle default-derived bucket may expire: it is surely full again by then. */
+    private static long ttl(List<Limit> limits, long deadline, long now) {
+        return BucketMath.saturatedAdd(deadline, idleHorizon(limits, now)) / 1000 + 1;
     }
 
     /**
@@ -370,7 +607,7 @@ final class BucketWrites {
         }
         for (int i = 0; i < debits.size(); i++) {
             if (outcomes[i] != null && outcomes[i].admitted()) {
-                refund(debits.get(i));
+                refund(debits.get(i), now);
                 outcomes[i] = new Outcome(true, outcomes[i].state().adjusted(debits.get(i).limits(),
                         negated(debits.get(i).amountsMilli()), debits.get(i).countOnly(), debits.get(i).leaseId()));
             }
@@ -381,36 +618,39 @@ final class BucketWrites {
         return result(false, debits, outcomes);
     }
 
-    /** Gives back exactly what an admitted debit took, slots included. */
-    private void refund(BucketDebit debit) {
-        Expression e = new Expression();
-        StringJoiner add = new StringJoiner(", ", "ADD ", "");
-        StringJoiner remove = new StringJoiner(", ", "REMOVE ", "").setEmptyValue("");
-        add.add(e.name(ItemCodec.VERSION) + " " + e.value(ItemCodec.number(1)));
-        for (Limit limit : debit.limits()) {
-            long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
-            if (amount == 0) {
-                continue;
-            }
-            add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(-amount)));
-            if (debit.countOnly()) {
-                continue;
-            }
-            if (limit.isConcurrency()) {
-                remove.add(e.name(ItemCodec.HOLDERS + limit.name()) + "." + e.name(debit.leaseId()));
-            } else {
-                add.add(e.name(ItemCodec.BALANCE + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+    /**
+     * Gives back exactly what an admitted debit took, slots included. A refund that fails for a reason that proves it
+     * did not land (throttling, no connection) is tried again a few times; one whose fate is unknown (a timeout, a
+     * server error) is not, so that it can never be applied twice. Either way the call stays refused.
+     */
+    private void refund(BucketDebit debit, long now) {
+        BucketDebit back = debit.withAmounts(negated(debit.amountsMilli()));
+        for (int attempt = 1; ; attempt++) {
+            try {
+                apply(back, now);
+                return;
+            } catch (SdkException e) {
+                if (attempt >= REFUND_ATTEMPTS || !provablyNotApplied(e)) {
+                    log.error("could not give back {} to bucket {} after a refused cascade: {}", debit.amountsMilli(),
+                            debit.key(), e.toString());
+                    return;
+                }
+                backOff(attempt + 1);
             }
         }
-        try {
-            client.updateItem(b -> b.tableName(table).key(keys.bucket(debit.key()))
-                    .updateExpression((add + " " + remove).trim())
-                    .conditionExpression("attribute_exists(PK)")
-                    .expressionAttributeNames(e.names)
-                    .expressionAttributeValues(e.values));
-        } catch (ConditionalCheckFailedException gone) {
-            log.debug("bucket {} disappeared before its refund; nothing to give back", debit.key());
+    }
+
+    /** Whether a failed request surely changed nothing: it was throttled, or never reached the server. */
+    private static boolean provablyNotApplied(SdkException e) {
+        if (e instanceof AwsServiceException service) {
+            return service.isThrottlingException();
         }
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.net.ConnectException || cause instanceof java.net.UnknownHostException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Renews the lease's slots on every debit; false when one of them no longer holds its slot. */
@@ -453,10 +693,16 @@ final class BucketWrites {
         for (int i = 0; i < debits.size(); i++) {
             items.add(null);
         }
-        if (debits.stream().allMatch(BucketWrites::consumes)) {
+        List<UpdateItemRequest> guessed = new ArrayList<>();
+        for (int i = 0; i < debits.size() && debits.stream().allMatch(BucketWrites::consumes); i++) {
+            Known k = known.get(debits.get(i).key());
+            BucketState guess = k != null && k.stamp().equals(stamps.get(i))
+                    ? k.state().refilled(debits.get(i).limits(), now) : null;
+            guessed.add(update(debits.get(i), now, stamps.get(i), guess, false));
+        }
+        if (guessed.size() == debits.size() && !guessed.contains(null)) {
             List<TransactWriteItem> updates = new ArrayList<>();
-            for (int i = 0; i < debits.size(); i++) {
-                UpdateItemRequest u = fastUpdate(debits.get(i), now, stamps.get(i));
+            for (UpdateItemRequest u : guessed) {
                 updates.add(TransactWriteItem.builder().update(Update.builder().tableName(table).key(u.key())
                         .updateExpression(u.updateExpression()).conditionExpression(u.conditionExpression())
                         .expressionAttributeNames(u.expressionAttributeNames())
@@ -553,32 +799,53 @@ final class BucketWrites {
     // ---- adjustments
 
     /**
-     * Applies an adjustment. Consuming more is a plain {@code ADD}; giving back is an {@code ADD} guarded so that
-     * the balance stays within the capacity in force. Both are guarded by the deadline, so that a reset or window
-     * change that fell due is applied first. When a guard fails (or the bucket is missing), the bucket is read,
-     * adjusted here and written back on its version.
+     * Applies an adjustment or rollback in one update guessed from what this process knows; a wrong guess is settled
+     * from the item like an admission, and a bucket whose stored form cannot take an update is written whole.
      */
     void apply(BucketDebit debit, long now) {
-        try {
-            client.updateItem(debitUpdate(debit, now, null, true).build());
-            return;
-        } catch (ConditionalCheckFailedException slow) {
-            // adjusted below
-        }
         String stamp = stamp(debit.limits());
+        Known k = known.get(debit.key());
+        BucketState guess = k != null && k.stamp().equals(stamp) ? k.state().refilled(debit.limits(), now) : null;
+        Map<String, AttributeValue> item;
+        try {
+            corrected(debit, stamp, now, client.updateItem(update(debit, now, stamp, guess, true)));
+            return;
+        } catch (ConditionalCheckFailedException e) {
+            item = returned(e);
+        }
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            Map<String, AttributeValue> item = getItem(debit);
-            BucketState next = current(item, debit, now).adjusted(debit.limits(), debit.amountsMilli(),
-                    debit.countOnly(), debit.leaseId());
+            if (attempt > 1) {
+                backOff(attempt);
+            }
+            if (item == UNKNOWN) {
+                item = getItem(debit);
+            }
+            BucketState state = current(item, debit, now);
+            if (needsRewrite(item, debit, stamp, now, true)) {
+                BucketState next = state.adjusted(debit.limits(), debit.amountsMilli(), debit.countOnly(),
+                        debit.leaseId());
+                try {
+                    putBucket(debit, next, stamp, now, item);
+                    learn(debit.key(), stamp, next, now, 0);
+                    return;
+                } catch (ConditionalCheckFailedException lost) {
+                    item = UNKNOWN;
+                    continue;
+                }
+            }
             try {
-                putBucket(debit, next, stamp, now, item);
+                corrected(debit, stamp, now, client.updateItem(update(debit, now, stamp, state, true)));
                 return;
             } catch (ConditionalCheckFailedException lost) {
-                // somebody wrote in between: read again
+                item = returned(lost);
             }
         }
         throw new StoreUnavailableException("DynamoDB store gave up adjusting bucket " + debit.key() + " after "
                 + MAX_ATTEMPTS + " contended attempts", null);
+    }
+
+    private void corrected(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
+        learn(debit.key(), stamp, ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now), now, 0);
     }
 
     private String stamp(List<Limit> limits) {

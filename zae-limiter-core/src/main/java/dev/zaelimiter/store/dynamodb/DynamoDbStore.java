@@ -370,6 +370,7 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public void deleteBucket(BucketKey key) {
+        buckets.forget(key);
         call("delete bucket", () -> client.deleteItem(b -> b.tableName(table).key(keys.bucket(key))));
     }
 

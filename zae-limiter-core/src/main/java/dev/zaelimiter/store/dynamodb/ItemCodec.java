@@ -5,10 +5,13 @@ import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.ScheduleEntry;
 import dev.zaelimiter.algorithm.BucketState;
+import dev.zaelimiter.algorithm.FullAt;
 import dev.zaelimiter.algorithm.LimitState;
 import dev.zaelimiter.store.LevelConfig;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -26,7 +29,8 @@ import java.util.Map;
  * well under 1 KB (one write unit):
  * <pre>
  * bucket:  lr (last refill, ms)  v (version)  cs (config stamp)  dl (deadline, ms)  ttl (s, default-derived only)
- *          b_{limit} balance, c_{limit} consumed, w_{limit} session start (milli-tokens, ms),
+ *          t_{limit} full-at grid point and q_{limit} its parameters (a dripping limit, see FullAt),
+ *          b_{limit} balance (any other limit), c_{limit} consumed, w_{limit} session start (milli-tokens, ms),
  *          h_{limit} concurrency slot holders (lease id -> expiry, ms)
  * config:  lim (list of limits)  dis (disabled mode)  cas (cascade policy)  pau (paused until, ms)
  * entity:  id  nm (name)  par (parent)  cas (cascade flag)
@@ -40,6 +44,8 @@ final class ItemCodec {
     static final String DEADLINE = "dl";
     static final String TTL = "ttl";
     static final String BALANCE = "b_";
+    static final String FULL_AT = "t_";
+    static final String PARAMETERS = "q_";
     static final String CONSUMED = "c_";
     static final String WINDOW = "w_";
     static final String HOLDERS = "h_";
@@ -50,6 +56,9 @@ final class ItemCodec {
     static final String ID = "id";
     static final String NAME = "nm";
     static final String PARENT = "par";
+
+    /** The bucket item format; part of every stamp, so that items of an older format take the slow path once. */
+    private static final String FORMAT = "bucket-format-2\n";
 
     private ItemCodec() {
     }
@@ -134,7 +143,7 @@ final class ItemCodec {
 
     /** A short digest of a limit list, equal for equal lists in every process. */
     static String stamp(List<Limit> limits) {
-        StringBuilder canonical = new StringBuilder();
+        StringBuilder canonical = new StringBuilder(FORMAT);
         for (Limit limit : limits) {
             canonical.append(limit).append('\n');
         }
@@ -187,7 +196,16 @@ final class ItemCodec {
 
     // ---- buckets
 
-    static BucketState bucket(Map<String, AttributeValue> item) {
+    /**
+     * The bucket in {@code item} as the algorithm sees it. A dripping limit is stored as the grid point at which it
+     * is full ({@link FullAt}) with the parameters that grid uses; it is turned into a balance at {@code now} while
+     * the item's deadline has not passed (the parameters are still those in force), and at the item's last refill
+     * otherwise, so that refilling across a parameter change follows the same rule as a stored balance would.
+     */
+    static BucketState bucket(Map<String, AttributeValue> item, long now) {
+        long lastRefill = item.containsKey(LAST_REFILL) ? longOf(item.get(LAST_REFILL)) : 0;
+        long deadline = item.containsKey(DEADLINE) ? longOf(item.get(DEADLINE)) : Long.MIN_VALUE;
+        long at = now >= lastRefill && now < deadline ? now : lastRefill;
         Map<String, Long> balances = new HashMap<>();
         Map<String, Long> consumed = new HashMap<>();
         Map<String, Long> windows = new HashMap<>();
@@ -196,6 +214,10 @@ final class ItemCodec {
             String attribute = e.getKey();
             if (attribute.startsWith(BALANCE)) {
                 balances.put(attribute.substring(2), longOf(e.getValue()));
+            } else if (attribute.startsWith(FULL_AT)) {
+                String name = attribute.substring(2);
+                Limit.Parameters p = parameters(item.get(PARAMETERS + name), attribute);
+                balances.put(name, FullAt.balance(bigOf(e.getValue()), at, p));
             } else if (attribute.startsWith(CONSUMED)) {
                 consumed.put(attribute.substring(2), longOf(e.getValue()));
             } else if (attribute.startsWith(WINDOW)) {
@@ -213,21 +235,31 @@ final class ItemCodec {
                     windows.getOrDefault(e.getKey(), LimitState.NO_WINDOW),
                     holders.getOrDefault(e.getKey(), Map.of())));
         }
-        AttributeValue lastRefill = item.get(LAST_REFILL);
-        return new BucketState(lastRefill == null ? 0 : longOf(lastRefill), states);
+        return new BucketState(at, states);
     }
 
-    /** Writes {@code state} into {@code item}; a concurrency limit of {@code limits} always gets its holders map. */
+    /**
+     * Writes {@code state} into {@code item}: a limit that drips at the state's instant as its full-at point and
+     * parameters, any other as a balance; a concurrency limit of {@code limits} always gets its holders map.
+     */
     static void putBucket(Map<String, AttributeValue> item, BucketState state, List<Limit> limits) {
-        item.put(LAST_REFILL, number(state.lastRefillMillis()));
+        long at = state.lastRefillMillis();
+        item.put(LAST_REFILL, number(at));
         for (Map.Entry<String, LimitState> e : state.limits().entrySet()) {
             LimitState s = e.getValue();
-            item.put(BALANCE + e.getKey(), number(s.balanceMilli()));
+            Limit limit = find(e.getKey(), limits);
+            Limit.Parameters p = limit == null ? null : limit.parametersAt(at);
+            if (p != null && p.drips() && !limit.isConcurrency()) {
+                item.put(FULL_AT + e.getKey(), number(FullAt.of(s.balanceMilli(), at, p)));
+                item.put(PARAMETERS + e.getKey(), parameters(p));
+            } else {
+                item.put(BALANCE + e.getKey(), number(s.balanceMilli()));
+            }
             item.put(CONSUMED + e.getKey(), number(s.consumedMilli()));
             if (s.inWindow()) {
                 item.put(WINDOW + e.getKey(), number(s.windowStartMillis()));
             }
-            if (!s.holders().isEmpty() || isConcurrency(e.getKey(), limits)) {
+            if (!s.holders().isEmpty() || (limit != null && limit.isConcurrency())) {
                 Map<String, AttributeValue> slots = new HashMap<>();
                 s.holders().forEach((lease, expiry) -> slots.put(lease, number(expiry)));
                 item.put(HOLDERS + e.getKey(), AttributeValue.fromM(slots));
@@ -235,13 +267,34 @@ final class ItemCodec {
         }
     }
 
-    private static boolean isConcurrency(String name, List<Limit> limits) {
+    private static Limit find(String name, List<Limit> limits) {
         for (Limit limit : limits) {
             if (limit.name().equals(name)) {
-                return limit.isConcurrency();
+                return limit;
             }
         }
-        return false;
+        return null;
+    }
+
+    /** The parameters a full-at point is measured in, as one string attribute. */
+    static AttributeValue parameters(Limit.Parameters p) {
+        return AttributeValue.fromS(p.capacityMilli() + ":" + p.refillAmountMilli() + ":" + p.refillPeriodMillis());
+    }
+
+    private static Limit.Parameters parameters(AttributeValue value, String attribute) {
+        String[] parts = value == null || value.s() == null ? new String[0] : value.s().split(":");
+        try {
+            if (parts.length == 3) {
+                Limit.Parameters p = new Limit.Parameters(Long.parseLong(parts[0]), Long.parseLong(parts[1]),
+                        Long.parseLong(parts[2]));
+                if (p.capacityMilli() > 0 && p.refillAmountMilli() > 0 && p.refillPeriodMillis() > 0) {
+                    return p;
+                }
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new CorruptItemException("attribute " + attribute + " has no valid parameters");
     }
 
     static long version(Map<String, AttributeValue> item) {
@@ -253,7 +306,20 @@ final class ItemCodec {
         return AttributeValue.fromN(Long.toString(value));
     }
 
+    static AttributeValue number(BigInteger value) {
+        return AttributeValue.fromN(value.toString());
+    }
+
     static long longOf(AttributeValue value) {
         return Long.parseLong(value.n());
+    }
+
+    /** A whole number attribute of any size. */
+    static BigInteger bigOf(AttributeValue value) {
+        try {
+            return new BigDecimal(value.n()).toBigIntegerExact();
+        } catch (NumberFormatException | ArithmeticException | NullPointerException e) {
+            throw new CorruptItemException("a number attribute holds '" + value.n() + "'");
+        }
     }
 }

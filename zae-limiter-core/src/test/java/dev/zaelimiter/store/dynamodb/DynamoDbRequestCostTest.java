@@ -51,12 +51,22 @@ class DynamoDbRequestCostTest {
     }
 
     @Test
-    void firstAcquireReadsConfigurationInOneBatchAndCreatesTheBucket() {
+    void firstAcquireReadsConfigurationInOneBatchAndCreatesTheBucketInOneUpdate() {
         counter.reset();
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
-        assertThat(counter.count("BatchGetItem")).isEqualTo(1);
-        assertThat(counter.count("PutItem")).as("the bucket is created by the slow path").isEqualTo(1);
-        assertThat(counter.count("Query") + counter.count("Scan")).isZero();
+        assertThat(counter.snapshot()).as("one BatchGetItem for the configuration, one conditional update that"
+                + " creates the bucket").isEqualTo(Map.of("BatchGetItem", 1L, "UpdateItem", 1L));
+    }
+
+    @Test
+    void theFirstCallAfterAnIdleSpellIsOneUpdate() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 10L));
+        clock.advance(Duration.ofSeconds(6));
+        counter.reset();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 2L));
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 998L);
     }
 
     @Test
@@ -75,44 +85,65 @@ class DynamoDbRequestCostTest {
     }
 
     @Test
-    void rejectionWritesNothingAfterTheRefusedUpdate() {
+    void aProcessThatKnowsNothingOfAnExhaustedBucketPaysOneRefusedUpdateAndOneRead() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
+        RateLimiter other = otherProcess();
+        other.available("user-1", "gpt-4");
         counter.reset();
-        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)))
+        assertThatThrownBy(() -> other.acquire("user-1", "gpt-4", Map.of("rpm", 1L)))
                 .isInstanceOf(RateLimitExceededException.class);
         assertThat(counter.snapshot()).as("one refused conditional update; the test server returns no old item,"
-                + " so one read; no write").isEqualTo(Map.of("UpdateItem", 1L, "GetItem", 1L));
+                + " so one read (real DynamoDB returns it with the failure); no write")
+                .isEqualTo(Map.of("UpdateItem", 1L, "GetItem", 1L));
     }
 
     @Test
-    void furtherRejectionsOfABucketFoundShortCostOneReadEach() {
+    void refusalsOfABucketKnownToBeShortCostNothingUntilItRefills() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
-        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)))
-                .isInstanceOf(RateLimitExceededException.class);
         counter.reset();
+        RateLimitExceededException first = null;
         for (int i = 0; i < 5; i++) {
-            assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 2L)))
-                    .isInstanceOf(RateLimitExceededException.class);
+            try {
+                limiter.acquire("user-1", "gpt-4", Map.of("rpm", 2L));
+            } catch (RateLimitExceededException e) {
+                first = first == null ? e : first;
+            }
         }
-        assertThat(counter.snapshot()).isEqualTo(Map.of("GetItem", 5L));
-        clock.advance(Duration.ofSeconds(1));
-        counter.reset();
-        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 10L));
-        assertThat(counter.snapshot()).as("short no longer: the slow path admits and refills")
-                .isEqualTo(Map.of("UpdateItem", 1L, "GetItem", 1L, "PutItem", 1L));
+        assertThat(first).isNotNull();
+        assertThat(first.retryAfter()).isBetween(Duration.ofMillis(119), Duration.ofMillis(120));
+        assertThat(counter.snapshot()).as("refused from what the admitted call returned").isEmpty();
+        clock.advance(first.retryAfter());
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 2L));
+        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
     }
 
     @Test
-    void slowPathRefillsOnceThenTheFastPathResumes() {
+    void aBucketRefillingAfterExhaustionIsOneUpdatePerCall() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
         clock.advance(Duration.ofSeconds(30));
         counter.reset();
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 10L));
-        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L, "GetItem", 1L, "PutItem", 1L));
-        counter.reset();
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 10L));
-        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
+        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 2L));
         assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 480L);
+    }
+
+    @Test
+    void aWrongGuessCostsOneReadAndOneMoreUpdate() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        clock.advance(Duration.ofSeconds(50));
+        otherProcess().acquire("user-1", "gpt-4", Map.of("rpm", 500L));
+        counter.reset();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        assertThat(counter.snapshot()).as("guessed full, found busy: one read, then the right update")
+                .isEqualTo(Map.of("UpdateItem", 2L, "GetItem", 1L));
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 499L);
+    }
+
+    private RateLimiter otherProcess() {
+        DynamoDbStore store = DynamoDbStore.builder().client(Dynalite.get().client(counter))
+                .table(DynamoDbTestStores.table(getClass())).namespace(namespaceOf(limiter)).clock(clock).build();
+        return RateLimiter.builder().store(store).clock(clock).build();
     }
 
     @Test

@@ -12,7 +12,7 @@ import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.time.Duration;
 import java.util.List;
@@ -120,30 +120,35 @@ class DynamoDbSharedTableTest {
     @Test
     void racingFirstAcquiresLeaveOneBucketWithBothDebits() throws Exception {
         processA.admin().setSystemDefaults(List.of(Limit.perMinute("rpm", 10)));
-        CyclicBarrier bothRead = new CyclicBarrier(2);
-        ExecutionInterceptor afterRead = new ExecutionInterceptor() {
+        CyclicBarrier bothInFlight = new CyclicBarrier(2);
+        java.util.concurrent.atomic.AtomicInteger firstWrites = new java.util.concurrent.atomic.AtomicInteger();
+        ExecutionInterceptor together = new ExecutionInterceptor() {
             @Override
-            public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
-                if (context.request() instanceof GetItemRequest get && get.key().get("SK").s().startsWith("#B#")) {
+            public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                if (context.request() instanceof UpdateItemRequest update
+                        && update.key().get("SK").s().startsWith("#B#") && firstWrites.incrementAndGet() <= 2) {
                     try {
-                        bothRead.await(10, TimeUnit.SECONDS);
+                        bothInFlight.await(10, TimeUnit.SECONDS);
                     } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
-                        throw new AssertionError("both processes should read the missing bucket", e);
+                        throw new AssertionError("both processes should write the missing bucket together", e);
                     }
                 }
             }
         };
         RequestCounter counter = new RequestCounter();
-        RateLimiter racerA = RateLimiter.builder().store(secondProcess(Dynalite.get().client(counter, afterRead)))
+        RateLimiter racerA = RateLimiter.builder().store(secondProcess(Dynalite.get().client(counter, together)))
                 .clock(clock).build();
-        RateLimiter racerB = RateLimiter.builder().store(secondProcess(Dynalite.get().client(counter, afterRead)))
+        RateLimiter racerB = RateLimiter.builder().store(secondProcess(Dynalite.get().client(counter, together)))
                 .clock(clock).build();
 
         CompletableFuture<?> a = CompletableFuture.runAsync(() -> racerA.acquire("user-1", "gpt-4", Map.of("rpm", 3L)));
         CompletableFuture<?> b = CompletableFuture.runAsync(() -> racerB.acquire("user-1", "gpt-4", Map.of("rpm", 4L)));
         CompletableFuture.allOf(a, b).get(30, TimeUnit.SECONDS);
 
-        assertThat(counter.count("PutItem")).as("both tried to create the bucket").isEqualTo(2);
+        assertThat(counter.count("UpdateItem")).as("both created it; the loser read it and wrote again")
+                .isEqualTo(3);
+        assertThat(counter.count("GetItem")).isEqualTo(1);
+        assertThat(counter.count("PutItem")).isZero();
         assertThat(processA.available("user-1", "gpt-4")).containsEntry("rpm", 3L);
     }
 

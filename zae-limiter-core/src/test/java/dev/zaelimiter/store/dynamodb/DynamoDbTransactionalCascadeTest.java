@@ -112,8 +112,9 @@ class DynamoDbTransactionalCascadeTest {
         assertThat(request.transactItems()).hasSize(2);
         assertThat(request.transactItems()).allSatisfy(item -> {
             assertThat(item.update()).isNotNull();
-            assertThat(item.update().conditionExpression()).contains(">=");
-            assertThat(item.update().updateExpression()).startsWith("ADD");
+            assertThat(item.update().conditionExpression()).as("guarded by the full-at point")
+                    .contains("attribute_not_exists(PK) OR").contains("<=");
+            assertThat(item.update().updateExpression()).contains("ADD").contains("SET");
         });
         assertThat(request.transactItems().get(0).update().key()).isEqualTo(keys.bucket(new BucketKey("user-1",
                 "gpt-4")));
@@ -172,9 +173,9 @@ class DynamoDbTransactionalCascadeTest {
             assertThat(item.put().conditionExpression()).isEqualTo("#v = :v");
             assertThat(item.put().expressionAttributeValues().get(":v").n()).isEqualTo("7");
         });
-        assertThat(puts.get(0).put().item().get("b_rpm").n()).as("30 s of refill at 10/min, minus 1")
-                .isEqualTo("4000");
-        assertThat(puts.get(1).put().item().get("b_rpm").n()).isEqualTo("9000");
+        assertThat(ItemCodec.bucket(puts.get(0).put().item(), clock.millis()).balanceMilli("rpm"))
+                .as("30 s of refill at 10/min, minus 1").isEqualTo(4000);
+        assertThat(ItemCodec.bucket(puts.get(1).put().item(), clock.millis()).balanceMilli("rpm")).isEqualTo(9000);
     }
 
     @Test
