@@ -32,8 +32,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -64,7 +66,9 @@ final class BucketWrites {
     /** The longest pause after losing a race for a bucket's last tokens. */
     private static final long MAX_PAUSE_MILLIS = 250;
     private static final int MAX_KNOWN = 100_000;
-    private static final int REFUND_ATTEMPTS = 5;
+    private static final int CORRECTION_ATTEMPTS = 4;
+    /** How long a correction's marker is kept by a whole rewrite. */
+    private static final long MARKER_MILLIS = 60_000;
 
     private final DynamoDbClient client;
     private final String table;
@@ -73,6 +77,8 @@ final class BucketWrites {
     private final ExecutorService executor;
     private final Map<List<Limit>, String> stamps = new ConcurrentHashMap<>();
     private final Map<BucketKey, Known> known = new ConcurrentHashMap<>();
+    /** Markers of corrections that landed, to be removed by the next write to their bucket. */
+    private final Map<BucketKey, Queue<String>> settled = new ConcurrentHashMap<>();
 
     /** One bucket's outcome: the state after the debit when admitted, before it when not. */
     record Outcome(boolean admitted, BucketState state) {
@@ -143,6 +149,19 @@ final class BucketWrites {
             return estimate;
         }
         return null;
+    }
+
+    /** {@link #localRefusal(BucketDebit, Known, BucketState, long)} from what this process knows, if anything. */
+    private BucketState localRefusal(BucketDebit debit, long now) {
+        Known k = known.get(debit.key());
+        return k != null && k.stamp().equals(stamp(debit.limits()))
+                ? localRefusal(debit, k, k.state().refilled(debit.limits(), now), now) : null;
+    }
+
+    /** What this process knows of the bucket, refilled to {@code now}; {@code null} when it knows nothing current. */
+    private BucketState estimate(BucketDebit debit, long now) {
+        Known k = known.get(debit.key());
+        return k != null && k.stamp().equals(stamp(debit.limits())) ? k.state().refilled(debit.limits(), now) : null;
     }
 
     /** Takes the debit from what this process knows, so that its other threads do not count on the same tokens. */
@@ -335,6 +354,16 @@ final class BucketWrites {
      */
     private UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction) {
+        return update(debit, now, stamp, guess, correction, null);
+    }
+
+    /**
+     * As {@link #update(BucketDebit, long, String, BucketState, boolean)}, also writing {@code marker} (when not
+     * {@code null}) on the condition that the item does not have it yet, and removing the markers of corrections of
+     * this process that have landed since its last write to the bucket.
+     */
+    private UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
+            boolean correction, String marker) {
         Expression e = new Expression();
         StringJoiner set = new StringJoiner(", ", "SET ", "").setEmptyValue("");
         StringJoiner add = new StringJoiner(", ", "ADD ", "");
@@ -400,6 +429,15 @@ final class BucketWrites {
             if (debit.defaultDerived()) {
                 set.add(ifNotExists(e, ItemCodec.TTL, e.value(ItemCodec.number(ttl(debit.limits(), deadline, now)))));
             }
+        }
+        if (marker != null) {
+            String name = e.name(ItemCodec.MARKER + marker);
+            set.add(name + " = " + nowValue);
+            onItem.add("attribute_not_exists(" + name + ")");
+        }
+        Queue<String> landed = settled.get(debit.key());
+        for (String old = landed == null ? null : landed.poll(); old != null; old = landed.poll()) {
+            remove.add(e.name(ItemCodec.MARKER + old));
         }
         String condition = mayCreate ? "(attribute_not_exists(PK) OR (" + onItem + "))" : onItem.toString();
         if (onLimits.length() > 0) {
@@ -486,7 +524,17 @@ final class BucketWrites {
     /** Writes the whole bucket, on the condition that its version is still that of {@code previous}. */
     private void putBucket(BucketDebit debit, BucketState state, String stamp, long now,
             Map<String, AttributeValue> previous) {
-        client.putItem(b -> b.tableName(table).item(bucketItem(debit, state, stamp, now, previous))
+        putBucket(debit, state, stamp, now, previous, null);
+    }
+
+    /** As above, also writing a correction's {@code marker} (when not {@code null}). */
+    private void putBucket(BucketDebit debit, BucketState state, String stamp, long now,
+            Map<String, AttributeValue> previous, String marker) {
+        Map<String, AttributeValue> item = bucketItem(debit, state, stamp, now, previous);
+        if (marker != null) {
+            item.put(ItemCodec.MARKER + marker, ItemCodec.number(now));
+        }
+        client.putItem(b -> b.tableName(table).item(item)
                 .conditionExpression(versionCondition(previous))
                 .expressionAttributeNames(versionNames(previous))
                 .expressionAttributeValues(versionValues(previous)));
@@ -501,6 +549,14 @@ final class BucketWrites {
         item.put(ItemCodec.VERSION, ItemCodec.number(ItemCodec.version(previous) + 1));
         item.put(ItemCodec.STAMP, AttributeValue.fromS(stamp));
         item.put(ItemCodec.DEADLINE, ItemCodec.number(deadline));
+        if (previous != null) {
+            previous.forEach((name, value) -> {
+                if (name.startsWith(ItemCodec.MARKER) && value.n() != null
+                        && ItemCodec.longOf(value) > now - MARKER_MILLIS) {
+                    item.put(name, value);
+                }
+            });
+        }
         if (debit.defaultDerived()) {
             item.put(ItemCodec.TTL, ItemCodec.number(ttl(debit.limits(), deadline, now)));
         }
@@ -576,6 +632,22 @@ final class BucketWrites {
      * is refused with both buckets as they were before it.
      */
     AcquireResult acquireCompensating(List<BucketDebit> debits, long now) {
+        Outcome[] known = new Outcome[debits.size()];
+        boolean refusedLocally = false;
+        for (int i = 0; i < debits.size(); i++) {
+            BucketState local = localRefusal(debits.get(i), now);
+            known[i] = new Outcome(local == null, local);
+            refusedLocally |= local != null;
+        }
+        if (refusedLocally) {
+            for (int i = 0; i < debits.size(); i++) {
+                if (known[i].state() == null) {
+                    BucketState estimate = estimate(debits.get(i), now);
+                    known[i] = new Outcome(true, estimate != null ? estimate : read(debits.get(i), now));
+                }
+            }
+            return result(false, debits, known);
+        }
         List<Future<Outcome>> others = new ArrayList<>();
         for (int i = 1; i < debits.size(); i++) {
             BucketDebit debit = debits.get(i);
@@ -599,8 +671,10 @@ final class BucketWrites {
             }
         }
         boolean admitted = failure == null;
+        boolean refused = false;
         for (Outcome outcome : outcomes) {
             admitted &= outcome != null && outcome.admitted();
+            refused |= outcome != null && !outcome.admitted();
         }
         if (admitted) {
             return result(true, debits, outcomes);
@@ -612,45 +686,75 @@ final class BucketWrites {
                         negated(debits.get(i).amountsMilli()), debits.get(i).countOnly(), debits.get(i).leaseId()));
             }
         }
-        if (failure != null) {
+        if (!refused) {
             throw failure;
+        }
+        for (int i = 0; i < debits.size(); i++) {
+            if (outcomes[i] == null) {
+                outcomes[i] = new Outcome(true, BucketState.fresh(debits.get(i).limits(), now));
+            }
         }
         return result(false, debits, outcomes);
     }
 
     /**
-     * Gives back exactly what an admitted debit took, slots included. A refund that fails for a reason that proves it
-     * did not land (throttling, no connection) is tried again a few times; one whose fate is unknown (a timeout, a
-     * server error) is not, so that it can never be applied twice. Either way the call stays refused.
+     * Gives back exactly what an admitted debit took, slots included, exactly once ({@link #applyOnce}). If the
+     * store cannot be reached for long, the refund is lost (logged) but the call stays refused.
      */
     private void refund(BucketDebit debit, long now) {
-        BucketDebit back = debit.withAmounts(negated(debit.amountsMilli()));
+        try {
+            applyOnce(debit.withAmounts(negated(debit.amountsMilli())), now);
+        } catch (RuntimeException e) {
+            log.error("could not give back {} to bucket {} after a refused cascade: {}", debit.amountsMilli(),
+                    debit.key(), e.toString());
+        }
+    }
+
+    /**
+     * Applies a correction exactly once, trying again while the store fails (a few times, backing off). The write
+     * carries a marker attribute naming it, so that a retry of a write whose first attempt landed unseen (a timeout)
+     * finds the marker and stops; a marker is removed by this process's next write to the bucket, and a whole
+     * rewrite drops markers older than a minute.
+     */
+    void applyOnce(BucketDebit debit, long now) {
+        String marker = Long.toHexString(ThreadLocalRandom.current().nextLong());
         for (int attempt = 1; ; attempt++) {
             try {
-                apply(back, now);
+                apply(debit, now, marker);
+                settled.computeIfAbsent(debit.key(), k -> new ConcurrentLinkedQueue<>()).add(marker);
                 return;
-            } catch (SdkException e) {
-                if (attempt >= REFUND_ATTEMPTS || !provablyNotApplied(e)) {
-                    log.error("could not give back {} to bucket {} after a refused cascade: {}", debit.amountsMilli(),
-                            debit.key(), e.toString());
-                    return;
+            } catch (SdkException | StoreUnavailableException e) {
+                if (attempt >= CORRECTION_ATTEMPTS) {
+                    throw e;
                 }
-                backOff(attempt + 1);
+                backOff(attempt + 3);
             }
         }
     }
 
-    /** Whether a failed request surely changed nothing: it was throttled, or never reached the server. */
-    private static boolean provablyNotApplied(SdkException e) {
-        if (e instanceof AwsServiceException service) {
-            return service.isThrottlingException();
-        }
-        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
-            if (cause instanceof java.net.ConnectException || cause instanceof java.net.UnknownHostException) {
-                return true;
+    /**
+     * Applies corrections to several buckets (a cascade's adjustment) all or nothing as far as the store allows:
+     * each exactly once with retries; when one still fails, those already applied are undone (best effort, logged)
+     * and the failure is raised.
+     */
+    void applyAll(List<BucketDebit> debits, long now) {
+        List<BucketDebit> done = new ArrayList<>();
+        for (BucketDebit debit : debits) {
+            try {
+                applyOnce(debit, now);
+                done.add(debit);
+            } catch (RuntimeException e) {
+                for (BucketDebit applied : done) {
+                    try {
+                        applyOnce(applied.withAmounts(negated(applied.amountsMilli())), now);
+                    } catch (RuntimeException undo) {
+                        log.error("could not undo {} on bucket {} after bucket {} failed: {}",
+                                applied.amountsMilli(), applied.key(), debit.key(), undo.toString());
+                    }
+                }
+                throw e;
             }
         }
-        return false;
     }
 
     /** Renews the lease's slots on every debit; false when one of them no longer holds its slot. */
@@ -803,12 +907,17 @@ final class BucketWrites {
      * from the item like an admission, and a bucket whose stored form cannot take an update is written whole.
      */
     void apply(BucketDebit debit, long now) {
+        apply(debit, now, null);
+    }
+
+    /** As {@link #apply(BucketDebit, long)}; with a {@code marker}, nothing is done if the item already has it. */
+    private void apply(BucketDebit debit, long now, String marker) {
         String stamp = stamp(debit.limits());
         Known k = known.get(debit.key());
         BucketState guess = k != null && k.stamp().equals(stamp) ? k.state().refilled(debit.limits(), now) : null;
         Map<String, AttributeValue> item;
         try {
-            corrected(debit, stamp, now, client.updateItem(update(debit, now, stamp, guess, true)));
+            corrected(debit, stamp, now, client.updateItem(update(debit, now, stamp, guess, true, marker)));
             return;
         } catch (ConditionalCheckFailedException e) {
             item = returned(e);
@@ -820,12 +929,16 @@ final class BucketWrites {
             if (item == UNKNOWN) {
                 item = getItem(debit);
             }
+            if (marker != null && item != null && item.containsKey(ItemCodec.MARKER + marker)) {
+                forget(debit.key());
+                return;
+            }
             BucketState state = current(item, debit, now);
             if (needsRewrite(item, debit, stamp, now, true)) {
                 BucketState next = state.adjusted(debit.limits(), debit.amountsMilli(), debit.countOnly(),
                         debit.leaseId());
                 try {
-                    putBucket(debit, next, stamp, now, item);
+                    putBucket(debit, next, stamp, now, item, marker);
                     learn(debit.key(), stamp, next, now, 0);
                     return;
                 } catch (ConditionalCheckFailedException lost) {
@@ -834,7 +947,7 @@ final class BucketWrites {
                 }
             }
             try {
-                corrected(debit, stamp, now, client.updateItem(update(debit, now, stamp, state, true)));
+                corrected(debit, stamp, now, client.updateItem(update(debit, now, stamp, state, true, marker)));
                 return;
             } catch (ConditionalCheckFailedException lost) {
                 item = returned(lost);

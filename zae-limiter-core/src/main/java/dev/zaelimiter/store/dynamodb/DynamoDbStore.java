@@ -356,8 +356,10 @@ public final class DynamoDbStore implements LimiterStore {
     @Override
     public void apply(List<BucketDebit> debits, long now) {
         call("adjust", () -> {
-            for (BucketDebit debit : debits) {
-                buckets.apply(debit, now);
+            if (debits.size() == 1) {
+                buckets.apply(debits.get(0), now);
+            } else {
+                buckets.applyAll(debits, now);
             }
             return null;
         });

@@ -31,7 +31,8 @@ import java.util.Map;
  * bucket:  lr (last refill, ms)  v (version)  cs (config stamp)  dl (deadline, ms)  ttl (s, default-derived only)
  *          t_{limit} full-at grid point and q_{limit} its parameters (a dripping limit, see FullAt),
  *          b_{limit} balance (any other limit), c_{limit} consumed, w_{limit} session start (milli-tokens, ms),
- *          h_{limit} concurrency slot holders (lease id -> expiry, ms)
+ *          h_{limit} concurrency slot holders (lease id -> expiry, ms),
+ *          r_{id} marker of a correction written exactly once (ms it was written)
  * config:  lim (list of limits)  dis (disabled mode)  cas (cascade policy)  pau (paused until, ms)
  * entity:  id  nm (name)  par (parent)  cas (cascade flag)
  * </pre>
@@ -49,6 +50,7 @@ final class ItemCodec {
     static final String CONSUMED = "c_";
     static final String WINDOW = "w_";
     static final String HOLDERS = "h_";
+    static final String MARKER = "r_";
     static final String LIMITS = "lim";
     static final String DISABLED = "dis";
     static final String CASCADE = "cas";
