@@ -88,6 +88,7 @@ public final class DynamoDbStore implements LimiterStore {
     private final CascadeWrite cascadeWrite;
     private final ConfigCache cache;
     private final BucketWrites buckets;
+    private final CascadeWrites cascades;
     private final ExecutorService executor;
 
     private DynamoDbStore(Builder builder) {
@@ -106,7 +107,10 @@ public final class DynamoDbStore implements LimiterStore {
             thread.setDaemon(true);
             return thread;
         });
-        this.buckets = new BucketWrites(client, table, keys, stampTtl.toMillis(), executor);
+        BucketItems items = new BucketItems(table, keys, stampTtl.toMillis());
+        KnownBuckets known = new KnownBuckets();
+        this.buckets = new BucketWrites(client, items, known);
+        this.cascades = new CascadeWrites(client, items, known, buckets, executor);
     }
 
     public static Builder builder() {
@@ -349,8 +353,8 @@ public final class DynamoDbStore implements LimiterStore {
         return call("acquire", () -> debits.size() == 1
                 ? buckets.acquire(debits.get(0), now)
                 : cascadeWrite == CascadeWrite.TRANSACTIONAL
-                        ? buckets.acquireTransactionally(debits, now)
-                        : buckets.acquireCompensating(debits, now));
+                        ? cascades.acquireTransactionally(debits, now)
+                        : cascades.acquireCompensating(debits, now));
     }
 
     @Override
@@ -359,7 +363,7 @@ public final class DynamoDbStore implements LimiterStore {
             if (debits.size() == 1) {
                 buckets.apply(debits.get(0), now);
             } else {
-                buckets.applyAll(debits, now);
+                cascades.applyAll(debits, now);
             }
             return null;
         });

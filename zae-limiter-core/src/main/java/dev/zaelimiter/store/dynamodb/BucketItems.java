@@ -1,0 +1,445 @@
+package dev.zaelimiter.store.dynamodb;
+
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.algorithm.BucketMath;
+import dev.zaelimiter.algorithm.FullAt;
+import dev.zaelimiter.algorithm.BucketState;
+import dev.zaelimiter.algorithm.LimitState;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+import java.math.BigInteger;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * How {@link BucketWrites} writes a bucket: the conditional {@code UpdateItem} that applies a debit without reading
+ * first (see {@link dev.zaelimiter.algorithm.FullAt} for how a dripping limit is stored), the whole item for a
+ * versioned rewrite, and what an item says about which of the two it needs.
+ */
+final class BucketItems {
+
+    private static final long HOUR = 3_600_000L;
+
+    /** How long a correction's marker is kept by a whole rewrite. */
+    private static final long MARKER_MILLIS = 60_000;
+
+    /** Marks the item of a write whose failure returned none: it must be read. */
+    static final Map<String, AttributeValue> UNKNOWN = Map.of();
+
+    private final String table;
+    private final Keys keys;
+    private final long stampTtlMillis;
+    private final Map<List<Limit>, String> stamps = new ConcurrentHashMap<>();
+    /** Markers of corrections that landed, to be removed by the next write to their bucket. */
+    private final Map<BucketKey, Queue<String>> settled = new ConcurrentHashMap<>();
+
+    BucketItems(String table, Keys keys, long stampTtlMillis) {
+        this.table = table;
+        this.keys = keys;
+        this.stampTtlMillis = stampTtlMillis;
+    }
+
+    String table() {
+        return table;
+    }
+
+    Map<String, AttributeValue> key(BucketDebit debit) {
+        return keys.bucket(debit.key());
+    }
+
+    /** Remembers that the correction marked {@code marker} landed, so that the next write removes its marker. */
+    void landed(BucketKey key, String marker) {
+        settled.computeIfAbsent(key, k -> new ConcurrentLinkedQueue<>()).add(marker);
+    }
+
+    /**
+     * Whether the item must be written whole rather than updated: it is of another configuration or format, its
+     * deadline passed, it expired, or the debit starts a session or takes a slot the stored form cannot take
+     * (a holders map missing or holding expired slots).
+     */
+    static boolean needsRewrite(Map<String, AttributeValue> item, BucketDebit debit, String stamp, long now,
+            boolean correction) {
+        if (item == null) {
+            return correction || debit.takesSlots();
+        }
+        AttributeValue storedStamp = item.get(ItemCodec.STAMP);
+        AttributeValue deadline = item.get(ItemCodec.DEADLINE);
+        if (expired(item, now) || storedStamp == null || !stamp.equals(storedStamp.s()) || deadline == null
+                || ItemCodec.longOf(deadline) <= now) {
+            return true;
+        }
+        for (Limit limit : debit.limits()) {
+            long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
+            if (amount == 0 || debit.countOnly()) {
+                continue;
+            }
+            if (!correction && amount > 0 && limit.resetAfter().isPresent()
+                    && !item.containsKey(ItemCodec.WINDOW + limit.name())) {
+                return true;
+            }
+            if (limit.isConcurrency()) {
+                AttributeValue holders = item.get(ItemCodec.HOLDERS + limit.name());
+                if (holders == null || !holders.hasM()) {
+                    return true;
+                }
+                for (AttributeValue expiry : holders.m().values()) {
+                    if (ItemCodec.longOf(expiry) <= now) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    static Map<String, AttributeValue> returned(ConditionalCheckFailedException e) {
+        return e.hasItem() && !e.item().isEmpty() ? e.item() : UNKNOWN;
+    }
+
+    /** The bucket in {@code item} refilled to {@code now}; a fresh one when there is none or it has expired. */
+    static BucketState current(Map<String, AttributeValue> item, BucketDebit debit, long now) {
+        if (item == null || expired(item, now)) {
+            return BucketState.fresh(debit.limits(), now);
+        }
+        return ItemCodec.bucket(item, now).refilled(debit.limits(), now);
+    }
+
+    static boolean expired(Map<String, AttributeValue> item, long now) {
+        AttributeValue ttl = item.get(ItemCodec.TTL);
+        return ttl != null && ItemCodec.longOf(ttl) * 1000 <= now;
+    }
+
+    static boolean consumes(BucketDebit debit) {
+        for (long amount : debit.amountsMilli().values()) {
+            if (amount != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static boolean hardConsumption(BucketDebit debit) {
+        for (Limit limit : debit.limits()) {
+            if (!limit.isSoft() && debit.amountsMilli().getOrDefault(limit.name(), 0L) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * One conditional {@code UpdateItem} that applies {@code debit} at {@code now} without a read, or {@code null}
+     * when it cannot be admitted (it asks a hard limit for more than its capacity). Every write is guarded by the
+     * item's stamp and deadline; an admission may also create a missing item (unless it takes a slot, which needs
+     * the holders map). Per dripping limit the write assumes, from {@code guess}, that the bucket is full (its
+     * full-at point is set from now) or not (the point moves on), and the condition checks the assumption; a quota
+     * balance starts at its capacity when missing.
+     *
+     * @param guess      the bucket as this process believes it is at {@code now}; {@code null}: assumed full
+     * @param correction an adjustment or rollback: never refused for lack of tokens, a refund never lifts a balance
+     *                   above the capacity in force, and the item must exist
+     */
+    UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
+            boolean correction) {
+        return update(debit, now, stamp, guess, correction, null);
+    }
+
+    /**
+     * As {@link #update(BucketDebit, long, String, BucketState, boolean)}, also writing {@code marker} (when not
+     * {@code null}) on the condition that the item does not have it yet, and removing the markers of corrections of
+     * this process that have landed since its last write to the bucket.
+     */
+    UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
+            boolean correction, String marker) {
+        Expression e = new Expression();
+        StringJoiner set = new StringJoiner(", ", "SET ", "").setEmptyValue("");
+        StringJoiner add = new StringJoiner(", ", "ADD ", "");
+        StringJoiner remove = new StringJoiner(", ", "REMOVE ", "").setEmptyValue("");
+        StringJoiner onItem = new StringJoiner(" AND ");
+        StringJoiner onLimits = new StringJoiner(" AND ");
+        boolean mayCreate = !correction && !debit.takesSlots();
+        String nowValue = e.value(ItemCodec.number(now));
+        String stampValue = e.value(AttributeValue.fromS(stamp));
+        add.add(e.name(ItemCodec.VERSION) + " " + e.value(ItemCodec.number(1)));
+        onItem.add(e.name(ItemCodec.STAMP) + " = " + stampValue);
+        onItem.add(e.name(ItemCodec.DEADLINE) + " > " + nowValue);
+        for (Limit limit : debit.limits()) {
+            long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
+            if (amount == 0) {
+                continue;
+            }
+            if (limit.isConcurrency()) {
+                slotUpdate(e, debit, limit, amount, now, correction, set, add, remove, onItem);
+                continue;
+            }
+            add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+            if (debit.countOnly()) {
+                continue;
+            }
+            Limit.Parameters p = limit.parametersAt(now);
+            boolean hard = !correction && !limit.isSoft() && amount > 0;
+            if (hard && amount > p.capacityMilli()) {
+                return null;
+            }
+            if (p.drips()) {
+                dripUpdate(e, limit.name(), p, amount, now, guess, hard, set, onLimits);
+            } else if (correction) {
+                String balance = e.name(ItemCodec.BALANCE + limit.name());
+                add.add(balance + " " + e.value(ItemCodec.number(BigInteger.valueOf(amount).negate())));
+                onLimits.add("attribute_exists(" + balance + ")");
+                if (amount < 0) {
+                    onLimits.add(balance + " <= " + e.value(ItemCodec.number(
+                            BigInteger.valueOf(p.capacityMilli()).add(BigInteger.valueOf(amount)))));
+                }
+            } else {
+                String balance = e.name(ItemCodec.BALANCE + limit.name());
+                set.add(balance + " = if_not_exists(" + balance + ", " + e.value(ItemCodec.number(p.capacityMilli()))
+                        + ") - " + e.value(ItemCodec.number(amount)));
+                if (hard) {
+                    onLimits.add("(attribute_not_exists(" + balance + ") OR " + balance + " >= "
+                            + e.value(ItemCodec.number(amount)) + ")");
+                }
+                if (limit.resetAfter().isPresent()) {
+                    String window = e.name(ItemCodec.WINDOW + limit.name());
+                    onItem.add("attribute_exists(" + window + ")");
+                    set.add(window + " = if_not_exists(" + window + ", " + nowValue + ")");
+                }
+            }
+        }
+        if (mayCreate) {
+            BucketState created = BucketState.fresh(debit.limits(), now)
+                    .debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId());
+            long deadline = deadline(debit.limits(), created, now);
+            set.add(e.name(ItemCodec.STAMP) + " = " + stampValue);
+            set.add(ifNotExists(e, ItemCodec.LAST_REFILL, nowValue));
+            set.add(ifNotExists(e, ItemCodec.DEADLINE, e.value(ItemCodec.number(deadline))));
+            if (debit.defaultDerived()) {
+                set.add(ifNotExists(e, ItemCodec.TTL, e.value(ItemCodec.number(ttl(debit.limits(), deadline, now)))));
+            }
+        }
+        if (marker != null) {
+            String name = e.name(ItemCodec.MARKER + marker);
+            set.add(name + " = " + nowValue);
+            onItem.add("attribute_not_exists(" + name + ")");
+        }
+        Queue<String> landed = settled.get(debit.key());
+        for (String old = landed == null ? null : landed.poll(); old != null; old = landed.poll()) {
+            remove.add(e.name(ItemCodec.MARKER + old));
+        }
+        String condition = mayCreate ? "(attribute_not_exists(PK) OR (" + onItem + "))" : onItem.toString();
+        if (onLimits.length() > 0) {
+            condition = condition + " AND " + onLimits;
+        }
+        return UpdateItemRequest.builder().tableName(table).key(keys.bucket(debit.key()))
+                .updateExpression(String.join(" ", set.toString(), add.toString(), remove.toString()).trim())
+                .conditionExpression(condition)
+                .expressionAttributeNames(e.names)
+                .expressionAttributeValues(e.values)
+                .returnValues(ReturnValue.ALL_NEW)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build();
+    }
+
+    private static String ifNotExists(Expression e, String attribute, String value) {
+        String name = e.name(attribute);
+        return name + " = if_not_exists(" + name + ", " + value + ")";
+    }
+
+    /**
+     * A dripping limit's full-at point in an update. Taking from a full bucket sets the point to now's grid plus the
+     * amount; taking from a busy one adds the amount, and a hard limit requires that the point stays within one
+     * capacity of now. Giving back subtracts, or sets the point to now when that would go past it (full).
+     */
+    private static void dripUpdate(Expression e, String name, Limit.Parameters p, long amount, long now,
+            BucketState guess, boolean hard, StringJoiner set, StringJoiner onLimits) {
+        String fullAt = e.name(ItemCodec.FULL_AT + name);
+        BigInteger grid = FullAt.grid(now, p);
+        BigInteger amountMilli = BigInteger.valueOf(amount);
+        set.add(e.name(ItemCodec.PARAMETERS + name) + " = " + e.value(ItemCodec.parameters(p)));
+        long balance = guess == null ? p.capacityMilli() : guess.balanceMilli(name);
+        if (amount > 0 && balance >= p.capacityMilli()) {
+            onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= " + e.value(ItemCodec.number(grid))
+                    + ")");
+            set.add(fullAt + " = " + e.value(ItemCodec.number(grid.add(amountMilli))));
+        } else if (amount > 0) {
+            onLimits.add(fullAt + " > " + e.value(ItemCodec.number(grid)));
+            if (hard) {
+                onLimits.add(fullAt + " <= " + e.value(ItemCodec.number(
+                        grid.add(BigInteger.valueOf(p.capacityMilli())).subtract(amountMilli))));
+            }
+            set.add(fullAt + " = " + fullAt + " + " + e.value(ItemCodec.number(amountMilli)));
+        } else {
+            BigInteger refund = amountMilli.negate();
+            BigInteger floor = grid.add(refund);
+            boolean deep = BigInteger.valueOf(p.capacityMilli()).subtract(BigInteger.valueOf(balance))
+                    .compareTo(refund) >= 0;
+            if (deep) {
+                onLimits.add(fullAt + " >= " + e.value(ItemCodec.number(floor)));
+                set.add(fullAt + " = " + fullAt + " - " + e.value(ItemCodec.number(refund)));
+            } else {
+                onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " < "
+                        + e.value(ItemCodec.number(floor)) + ")");
+                set.add(fullAt + " = " + e.value(ItemCodec.number(grid)));
+            }
+        }
+    }
+
+    /**
+     * A concurrency slot in an update: taking one sets the lease's entry in the holders map, guarded by the map
+     * having room (entries that expired count until a whole write drops them); giving one back removes it.
+     */
+    private static void slotUpdate(Expression e, BucketDebit debit, Limit limit, long amount, long now,
+            boolean correction, StringJoiner set, StringJoiner add, StringJoiner remove, StringJoiner condition) {
+        String holders = e.name(ItemCodec.HOLDERS + limit.name());
+        if (debit.countOnly()) {
+            add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(Math.max(amount, 0))));
+            condition.add("attribute_exists(" + holders + ")");
+            return;
+        }
+        String slot = holders + "." + e.name(debit.leaseId());
+        if (correction || amount < 0) {
+            remove.add(slot);
+            return;
+        }
+        set.add(slot + " = " + e.value(ItemCodec.number(now + limit.leaseTimeout().orElseThrow().toMillis())));
+        add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+        long slots = limit.parametersAt(now).capacityMilli() / Limit.MILLI;
+        condition.add(limit.isSoft() ? "attribute_exists(" + holders + ")"
+                : "size(" + holders + ") < " + e.value(ItemCodec.number(slots)));
+    }
+
+    /**
+     * The whole bucket as a conditional put: written only if its version is still that of {@code previous} (or,
+     * without one, if there is no item), with a correction's {@code marker} when not {@code null}.
+     */
+    PutItemRequest put(BucketDebit debit, BucketState state, String stamp, long now,
+            Map<String, AttributeValue> previous, String marker) {
+        Map<String, AttributeValue> item = bucketItem(debit, state, stamp, now, previous);
+        if (marker != null) {
+            item.put(ItemCodec.MARKER + marker, ItemCodec.number(now));
+        }
+        return PutItemRequest.builder().tableName(table).item(item)
+                .conditionExpression(versionCondition(previous))
+                .expressionAttributeNames(versionNames(previous))
+                .expressionAttributeValues(versionValues(previous))
+                .build();
+    }
+
+    /** The whole bucket item as the slow path writes it. */
+    Map<String, AttributeValue> bucketItem(BucketDebit debit, BucketState state, String stamp, long now,
+            Map<String, AttributeValue> previous) {
+        Map<String, AttributeValue> item = new HashMap<>(keys.bucket(debit.key()));
+        ItemCodec.putBucket(item, state, debit.limits());
+        long deadline = deadline(debit.limits(), state, now);
+        item.put(ItemCodec.VERSION, ItemCodec.number(ItemCodec.version(previous) + 1));
+        item.put(ItemCodec.STAMP, AttributeValue.fromS(stamp));
+        item.put(ItemCodec.DEADLINE, ItemCodec.number(deadline));
+        if (previous != null) {
+            previous.forEach((name, value) -> {
+                if (name.startsWith(ItemCodec.MARKER) && value.n() != null
+                        && ItemCodec.longOf(value) > now - MARKER_MILLIS) {
+                    item.put(name, value);
+                }
+            });
+        }
+        if (debit.defaultDerived()) {
+            item.put(ItemCodec.TTL, ItemCodec.number(ttl(debit.limits(), deadline, now)));
+        }
+        return item;
+    }
+
+    /** When (epoch seconds) an idle default-derived bucket may expire: it is surely full again by then. */
+    private static long ttl(List<Limit> limits, long deadline, long now) {
+        return BucketMath.saturatedAdd(deadline, idleHorizon(limits, now)) / 1000 + 1;
+    }
+
+    /**
+     * Until when the fast path may trust the stored state: the stamp's time to live, and the next instant any
+     * limit's parameters change, resets, or ends a session.
+     */
+    private long deadline(List<Limit> limits, BucketState state, long now) {
+        long deadline = now + stampTtlMillis;
+        for (Limit limit : limits) {
+            deadline = Math.min(deadline, limit.nextChangeAfter(now));
+            deadline = Math.min(deadline, limit.nextResetAfter(now));
+            LimitState s = state.limits().get(limit.name());
+            if (s != null && s.inWindow() && limit.resetAfter().isPresent()) {
+                deadline = Math.min(deadline, s.windowStartMillis() + limit.resetAfter().get().toMillis());
+            }
+        }
+        return Math.max(deadline, now + 1);
+    }
+
+    /** How long after its deadline an idle default-derived bucket must survive before it is surely full again. */
+    private static long idleHorizon(List<Limit> limits, long now) {
+        long horizon = HOUR;
+        for (Limit limit : limits) {
+            if (limit.refillAmount() > 0) {
+                long fill = Math.multiplyHigh(limit.capacityMilli(), limit.refillPeriodMillis()) == 0
+                        ? limit.capacityMilli() * limit.refillPeriodMillis() / limit.refillAmountMilli()
+                        : Long.MAX_VALUE / 4;
+                horizon = Math.max(horizon, Math.min(Long.MAX_VALUE / 4, 2 * fill + HOUR));
+            } else if (limit.resetAfter().isPresent()) {
+                horizon = Math.max(horizon, 2 * limit.resetAfter().get().toMillis() + HOUR);
+            } else {
+                long reset = limit.nextResetAfter(now);
+                horizon = Math.max(horizon, reset == Limit.NEVER ? Long.MAX_VALUE / 4 : reset - now + 24 * HOUR);
+            }
+        }
+        return Math.min(horizon, 10L * 366 * 24 * HOUR);
+    }
+
+    static String versionCondition(Map<String, AttributeValue> previous) {
+        return previous == null ? "attribute_not_exists(PK)" : "#v = :v";
+    }
+
+    static Map<String, String> versionNames(Map<String, AttributeValue> previous) {
+        return previous == null ? null : Map.of("#v", ItemCodec.VERSION);
+    }
+
+    static Map<String, AttributeValue> versionValues(Map<String, AttributeValue> previous) {
+        return previous == null ? null : Map.of(":v", ItemCodec.number(ItemCodec.version(previous)));
+    }
+
+    String stamp(List<Limit> limits) {
+        String stamp = stamps.get(limits);
+        if (stamp == null) {
+            if (stamps.size() > 10_000) {
+                stamps.clear();
+            }
+            stamp = ItemCodec.stamp(limits);
+            stamps.put(limits, stamp);
+        }
+        return stamp;
+    }
+
+    /** Placeholder names and values for one expression. */
+    static final class Expression {
+        final Map<String, String> names = new HashMap<>();
+        final Map<String, AttributeValue> values = new HashMap<>();
+
+        String name(String attribute) {
+            String placeholder = "#n" + names.size();
+            names.put(placeholder, attribute);
+            return placeholder;
+        }
+
+        String value(AttributeValue value) {
+            String placeholder = ":v" + values.size();
+            values.put(placeholder, value);
+            return placeholder;
+        }
+    }
+}
