@@ -150,7 +150,9 @@ public final class RateLimiter {
 
     /**
      * Acquires, runs {@code callable}, and closes the lease; when {@code callable} throws, rolls the lease back and
-     * rethrows.
+     * rethrows. The callable's exception always reaches the caller: when the rollback fails too (the store is down
+     * under {@link Unavailable#BLOCK}), that failure is attached to it as {@linkplain Throwable#getSuppressed()
+     * suppressed}.
      */
     public <T> T call(AcquireRequest request, Callable<T> callable) throws Exception {
         Objects.requireNonNull(callable, "callable");
@@ -159,7 +161,13 @@ public final class RateLimiter {
         try {
             result = callable.call();
         } catch (Throwable t) {
-            lease.rollback();
+            try {
+                lease.rollback();
+            } catch (Throwable rollbackFailure) {
+                if (rollbackFailure != t) {
+                    t.addSuppressed(rollbackFailure);
+                }
+            }
             throw t;
         }
         lease.close();
