@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The entry point: admits or refuses calls against the limits of an entity on a resource. Thread-safe; build one per
@@ -60,7 +61,7 @@ public final class RateLimiter {
         this.clock = builder.clock;
         this.onUnavailable = builder.onUnavailable;
         this.listener = builder.listener;
-        this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue);
+        this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         this.admin = new RateLimiterAdmin(store);
     }
 
@@ -520,8 +521,18 @@ public final class RateLimiter {
         private RateLimiterListener listener;
         private Sleeper sleeper;
         private int maxQueue = 100;
+        private LongUnaryOperator jitter = WaitQueues::randomJitter;
 
         private Builder() {
+        }
+
+        /**
+         * Tests only: picks the jitter added to a computed wait, in milliseconds from zero to the spread it is given
+         * (a tenth of the wait, at most a second). Random when not set.
+         */
+        Builder jitter(LongUnaryOperator jitter) {
+            this.jitter = Objects.requireNonNull(jitter, "jitter");
+            return this;
         }
 
         /**

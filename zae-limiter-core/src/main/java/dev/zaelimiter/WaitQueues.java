@@ -12,13 +12,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 
 /**
  * The callers of one process that wait for capacity, one queue per bucket. Only the head of a queue (highest
  * priority, then longest waiting) tries the store; it waits as long as the rejection says (plus jitter, so that
- * processes do not retry in step), and gives up at once, having booked nothing, when that is longer than what is left
- * of its {@code maxWait}. Waits for a concurrency slot have no computed end, so the head polls until its deadline, and
+ * processes do not retry in step), and gives up at once, having booked nothing, when that wait, without the jitter,
+ * is longer than what is left of its {@code maxWait}. The jitter is cut to what is left, so it never turns a wait that
+ * fits into a refusal. Waits for a concurrency slot have no computed end, so the head polls until its deadline, and
  * a lease closing in this process wakes it at once. A queue holds at most {@code maxQueue} waiters.
  */
 final class WaitQueues {
@@ -30,6 +32,7 @@ final class WaitQueues {
     private final Clock clock;
     private final Sleeper sleeper;
     private final int maxQueue;
+    private final LongUnaryOperator jitter;
 
     private record Waiter(int priority, long arrival) {
     }
@@ -42,10 +45,11 @@ final class WaitQueues {
                 Comparator.comparingInt(Waiter::priority).reversed().thenComparingLong(Waiter::arrival));
     }
 
-    WaitQueues(Clock clock, Sleeper sleeper, int maxQueue) {
+    WaitQueues(Clock clock, Sleeper sleeper, int maxQueue, LongUnaryOperator jitter) {
         this.clock = clock;
         this.sleeper = sleeper;
         this.maxQueue = maxQueue;
+        this.jitter = jitter;
     }
 
     /** Runs {@code attempt} until it admits, waiting between rejections within {@code maxWait}. */
@@ -66,11 +70,11 @@ final class WaitQueues {
                     Duration wait = rejected.waitsForSlots()
                             ? (left <= 0 ? rejected.retryAfter() : Duration.ofMillis(Math.min(left,
                                     SLOT_POLL.toMillis())))
-                            : withJitter(rejected.retryAfter());
+                            : rejected.retryAfter();
                     if (wait.toMillis() > left || left <= 0) {
                         throw rejected;
                     }
-                    pause(queue, wait);
+                    pause(queue, rejected.waitsForSlots() ? wait : withJitter(wait, left));
                 }
             }
         } finally {
@@ -174,10 +178,19 @@ final class WaitQueues {
         }
     }
 
-    /** The wait plus up to a tenth more (at most a second), so that processes do not retry in step. */
-    private static Duration withJitter(Duration wait) {
+    /**
+     * The wait plus up to a tenth more (at most a second), so that processes do not retry in step, but never more
+     * than {@code left}: the jitter only shortens the slack of a wait that fits.
+     */
+    private Duration withJitter(Duration wait, long left) {
         long millis = wait.toMillis();
         long spread = Math.min(1000, millis / 10);
-        return Duration.ofMillis(millis + (spread > 0 ? ThreadLocalRandom.current().nextLong(spread + 1) : 0));
+        long extra = spread > 0 ? Math.max(0, Math.min(spread, jitter.applyAsLong(spread))) : 0;
+        return Duration.ofMillis(Math.min(left, millis + extra));
+    }
+
+    /** The default jitter: uniform from zero to {@code spread} milliseconds. */
+    static long randomJitter(long spread) {
+        return ThreadLocalRandom.current().nextLong(spread + 1);
     }
 }

@@ -67,6 +67,35 @@ class WaitingTest {
     }
 
     @Test
+    void theJitterNeverTurnsAWaitThatFitsIntoARefusal() {
+        RateLimiter jittery = RateLimiter.builder().store(new InMemoryStore()).clock(clock).sleeper(d -> {
+            slept.add(d);
+            clock.advance(d);
+        }).jitter(spread -> spread).build();            // always the largest jitter: a tenth of the wait
+        jittery.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        // an empty bucket and 2 tokens asked: a computed wait of 2 s, to which the jitter adds 200 ms
+        long[] maxWaits = {2000, 2100, 2199, 2200, 5000};
+        long[] sleeps = {2000, 2100, 2199, 2200, 2200};
+        for (int i = 0; i < maxWaits.length; i++) {
+            String user = "user-" + i;
+            jittery.acquire(user, "api", Map.of("rpm", 60L));
+            slept.clear();
+
+            jittery.acquire(AcquireRequest.of(user, "api").consume("rpm", 2)
+                    .maxWait(Duration.ofMillis(maxWaits[i])));
+
+            assertThat(slept).as("maxWait %d ms", maxWaits[i]).containsExactly(Duration.ofMillis(sleeps[i]));
+        }
+
+        // one millisecond short of the computed wait: refused at once, whatever the jitter
+        jittery.acquire("user-x", "api", Map.of("rpm", 60L));
+        slept.clear();
+        assertThatThrownBy(() -> jittery.acquire(AcquireRequest.of("user-x", "api").consume("rpm", 2)
+                .maxWait(Duration.ofMillis(1999)))).isInstanceOf(RateLimitExceededException.class);
+        assertThat(slept).isEmpty();
+    }
+
+    @Test
     void aSlotWaiterPollsUntilItsDeadlineThenFails() {
         limiter.admin().setResourceDefaults("jobs", List.of(Limit.concurrency("inflight", 1)));
         limiter.acquire("user-1", "jobs", Map.of());
