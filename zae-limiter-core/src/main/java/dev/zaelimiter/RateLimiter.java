@@ -89,8 +89,8 @@ public final class RateLimiter {
         if (request.maxWait().isZero()) {
             return acquireOnce(request);
         }
-        return waiting.acquire(new BucketKey(request.entityId(), request.resource()), request.maxWait(),
-                request.priority(), () -> acquireOnce(request));
+        return waiting.acquire(new BucketKey(request.entityId(), request.resource()), request,
+                () -> acquireOnce(request));
     }
 
     private Lease acquireOnce(AcquireRequest request) {
