@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The entry point: admits or refuses calls against the limits of an entity on a resource. Thread-safe; build one per
@@ -60,7 +61,7 @@ public final class RateLimiter {
         this.clock = builder.clock;
         this.onUnavailable = builder.onUnavailable;
         this.listener = builder.listener;
-        this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue);
+        this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         this.admin = new RateLimiterAdmin(store);
     }
 
@@ -88,8 +89,8 @@ public final class RateLimiter {
         if (request.maxWait().isZero()) {
             return acquireOnce(request);
         }
-        return waiting.acquire(new BucketKey(request.entityId(), request.resource()), request.maxWait(),
-                request.priority(), () -> acquireOnce(request));
+        return waiting.acquire(new BucketKey(request.entityId(), request.resource()), request,
+                () -> acquireOnce(request));
     }
 
     private Lease acquireOnce(AcquireRequest request) {
@@ -150,7 +151,9 @@ public final class RateLimiter {
 
     /**
      * Acquires, runs {@code callable}, and closes the lease; when {@code callable} throws, rolls the lease back and
-     * rethrows.
+     * rethrows. The callable's exception always reaches the caller: when the rollback fails too (the store is down
+     * under {@link Unavailable#BLOCK}), that failure is attached to it as {@linkplain Throwable#getSuppressed()
+     * suppressed}.
      */
     public <T> T call(AcquireRequest request, Callable<T> callable) throws Exception {
         Objects.requireNonNull(callable, "callable");
@@ -159,7 +162,13 @@ public final class RateLimiter {
         try {
             result = callable.call();
         } catch (Throwable t) {
-            lease.rollback();
+            try {
+                lease.rollback();
+            } catch (Throwable rollbackFailure) {
+                if (rollbackFailure != t) {
+                    t.addSuppressed(rollbackFailure);
+                }
+            }
             throw t;
         }
         lease.close();
@@ -512,8 +521,18 @@ public final class RateLimiter {
         private RateLimiterListener listener;
         private Sleeper sleeper;
         private int maxQueue = 100;
+        private LongUnaryOperator jitter = WaitQueues::randomJitter;
 
         private Builder() {
+        }
+
+        /**
+         * Tests only: picks the jitter added to a computed wait, in milliseconds from zero to the spread it is given
+         * (a tenth of the wait, at most a second). Random when not set.
+         */
+        Builder jitter(LongUnaryOperator jitter) {
+            this.jitter = Objects.requireNonNull(jitter, "jitter");
+            return this;
         }
 
         /**

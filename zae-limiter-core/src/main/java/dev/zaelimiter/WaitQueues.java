@@ -4,86 +4,125 @@ import dev.zaelimiter.store.BucketKey;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.PriorityQueue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 
 /**
- * The callers of one process that wait for capacity, one queue per bucket. Only the head of a queue (highest
- * priority, then longest waiting) tries the store; it waits as long as the rejection says (plus jitter, so that
- * processes do not retry in step), and gives up at once, having booked nothing, when that is longer than what is left
- * of its {@code maxWait}. Waits for a concurrency slot have no computed end, so the head polls until its deadline, and
- * a lease closing in this process wakes it at once. A queue holds at most {@code maxQueue} waiters.
+ * The callers of one process that wait for capacity, one queue per bucket. The waiters of a queue try the store one
+ * at a time. Each waiter is <em>due</em> once the wait its last rejection computed is over (a new waiter is due at
+ * once), and of the waiters that are due, the one with the highest priority, then the longest waiting, tries next.
+ * So a waiter that asks little and could pass now is never held back by one that asks more and cannot (no
+ * head-of-line blocking), while priority still decides among those that could pass.
+ *
+ * <p>A rejected waiter sleeps for the wait the rejection computed, plus jitter so that processes do not retry in
+ * step, and gives up at once, having booked nothing, when the computed wait (without jitter) is longer than what is
+ * left of its {@code maxWait}; the jitter is cut to what is left, so it never turns a wait that fits into a
+ * refusal. A rejection also holds back the other waiters of the queue that ask at least as much of the same limits
+ * (they could not pass sooner), so that one refill is not met by a burst of store requests. Waits for a concurrency
+ * slot have no computed end, so such a waiter polls until its deadline, and a lease closing in this process makes
+ * every waiter of the bucket due at once. A queue holds at most {@code maxQueue} waiters.
  */
 final class WaitQueues {
 
     private static final Duration SLOT_POLL = Duration.ofMillis(250);
+
+    /** How often a waiter that is due but not first re-checks, in case a signal was missed. */
+    private static final long RECHECK_NANOS = SLOT_POLL.toNanos();
 
     private final ConcurrentHashMap<BucketKey, Queue> queues = new ConcurrentHashMap<>();
     private final AtomicLong arrivals = new AtomicLong();
     private final Clock clock;
     private final Sleeper sleeper;
     private final int maxQueue;
+    private final LongUnaryOperator jitter;
 
-    private record Waiter(int priority, long arrival) {
+    /** One waiting call. The mutable fields are guarded by the lock of its queue. */
+    private static final class Waiter {
+        final AcquireRequest request;
+        final long arrival;
+        final long deadline;
+        /** From when the request may pass, as far as this process knows. */
+        long due;
+        /** When the waiter's thread looks again: {@link #due} plus jitter. */
+        long wake;
+
+        Waiter(AcquireRequest request, long arrival, long deadline, long now) {
+            this.request = request;
+            this.arrival = arrival;
+            this.deadline = deadline;
+            this.due = now;
+            this.wake = now;
+        }
+
+        /** Whether this waiter goes before {@code other} when both are due: higher priority, then earlier. */
+        boolean before(Waiter other) {
+            int p = request.priority();
+            int q = other.request.priority();
+            return p != q ? p > q : arrival < other.arrival;
+        }
     }
 
-    /** The waiters of one bucket and the condition they wait on. */
+    /** The waiters of one bucket, the condition they wait on, and whether one of them is at the store. */
     private static final class Queue {
         final ReentrantLock lock = new ReentrantLock();
         final Condition changed = lock.newCondition();
-        final PriorityQueue<Waiter> waiters = new PriorityQueue<>(
-                Comparator.comparingInt(Waiter::priority).reversed().thenComparingLong(Waiter::arrival));
+        final List<Waiter> waiters = new ArrayList<>();
+        boolean trying;
     }
 
-    WaitQueues(Clock clock, Sleeper sleeper, int maxQueue) {
+    WaitQueues(Clock clock, Sleeper sleeper, int maxQueue, LongUnaryOperator jitter) {
         this.clock = clock;
         this.sleeper = sleeper;
         this.maxQueue = maxQueue;
+        this.jitter = jitter;
     }
 
-    /** Runs {@code attempt} until it admits, waiting between rejections within {@code maxWait}. */
-    Lease acquire(BucketKey key, Duration maxWait, int priority, Supplier<Lease> attempt) {
-        long deadline = clock.millis() + Math.min(maxWait.toMillis(), Long.MAX_VALUE / 4);
-        Waiter me = new Waiter(priority, arrivals.incrementAndGet());
+    /** Runs {@code attempt} for {@code request} until it admits, waiting between rejections within its maxWait. */
+    Lease acquire(BucketKey key, AcquireRequest request, Supplier<Lease> attempt) {
+        long now = clock.millis();
+        long deadline = now + Math.min(request.maxWait().toMillis(), Long.MAX_VALUE / 4);
+        Waiter me = new Waiter(request, arrivals.incrementAndGet(), deadline, now);
         Queue queue = join(key, me);
         if (queue == null) {
             return attempt.get();
         }
         try {
             while (true) {
-                awaitTurn(queue, me, deadline);
+                awaitTurn(queue, me);
+                RateLimitExceededException rejected = null;
                 try {
                     return attempt.get();
-                } catch (RateLimitExceededException rejected) {
-                    long left = deadline - clock.millis();
-                    Duration wait = rejected.waitsForSlots()
-                            ? (left <= 0 ? rejected.retryAfter() : Duration.ofMillis(Math.min(left,
-                                    SLOT_POLL.toMillis())))
-                            : withJitter(rejected.retryAfter());
-                    if (wait.toMillis() > left || left <= 0) {
-                        throw rejected;
+                } catch (RateLimitExceededException e) {
+                    rejected = e;
+                } finally {
+                    if (rejected == null) {
+                        doneTrying(queue);
                     }
-                    pause(queue, wait);
                 }
+                long at = clock.millis();
+                long left = me.deadline - at;
+                boolean polling = rejected.waitsForSlots();
+                long wait = polling ? Math.min(Math.max(left, 0), SLOT_POLL.toMillis())
+                        : rejected.retryAfter().toMillis();
+                if (left <= 0 || wait > left) {
+                    doneTrying(queue);
+                    throw rejected;
+                }
+                long wake = polling ? wait : Math.min(left, wait + jitter(wait));
+                refused(queue, me, at, at + wait, at + wake, polling);
             }
         } finally {
-            queue.lock.lock();
-            try {
-                queue.waiters.remove(me);
-                queue.changed.signalAll();
-                if (queue.waiters.isEmpty()) {
-                    queues.remove(key, queue);
-                }
-            } finally {
-                queue.lock.unlock();
-            }
+            leave(key, queue, me);
         }
     }
 
@@ -111,6 +150,19 @@ final class WaitQueues {
         }
     }
 
+    private void leave(BucketKey key, Queue queue, Waiter me) {
+        queue.lock.lock();
+        try {
+            queue.waiters.remove(me);
+            queue.changed.signalAll();
+            if (queue.waiters.isEmpty()) {
+                queues.remove(key, queue);
+            }
+        } finally {
+            queue.lock.unlock();
+        }
+    }
+
     /** How many calls wait on {@code key} now. */
     int waiting(BucketKey key) {
         Queue queue = queues.get(key);
@@ -125,12 +177,17 @@ final class WaitQueues {
         }
     }
 
-    /** Wakes the waiters of {@code key}, because capacity was given back in this process. */
+    /** Capacity of {@code key} was given back in this process: every waiter is due now, and is woken. */
     void released(BucketKey key) {
         Queue queue = queues.get(key);
         if (queue != null) {
             queue.lock.lock();
             try {
+                long now = clock.millis();
+                for (Waiter waiter : queue.waiters) {
+                    waiter.due = Math.min(waiter.due, now);
+                    waiter.wake = Math.min(waiter.wake, now);
+                }
                 queue.changed.signalAll();
             } finally {
                 queue.lock.unlock();
@@ -138,15 +195,35 @@ final class WaitQueues {
         }
     }
 
-    private void awaitTurn(Queue queue, Waiter me, long deadline) {
+    /**
+     * Returns once {@code me} may try the store: it is due, nobody of the queue is at the store, and no other due
+     * waiter goes before it. Until it is due it sleeps (through the {@link Sleeper} when there is one), otherwise it
+     * waits for the queue to change.
+     */
+    private void awaitTurn(Queue queue, Waiter me) {
         queue.lock.lock();
         try {
-            while (queue.waiters.peek() != me) {
-                long left = deadline - clock.millis();
-                if (left <= 0) {
-                    left = 1;
+            while (true) {
+                long now = clock.millis();
+                if (me.due <= now) {
+                    if (!queue.trying && first(queue, now) == me) {
+                        queue.trying = true;
+                        return;
+                    }
+                    queue.changed.awaitNanos(RECHECK_NANOS);
+                    continue;
                 }
-                queue.changed.await(left, TimeUnit.MILLISECONDS);
+                long sleep = Math.max(me.wake, me.due) - now;
+                if (sleeper == null) {
+                    queue.changed.await(sleep, TimeUnit.MILLISECONDS);
+                    continue;
+                }
+                queue.lock.unlock();
+                try {
+                    sleeper.sleep(Duration.ofMillis(sleep));
+                } finally {
+                    queue.lock.lock();
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -156,28 +233,85 @@ final class WaitQueues {
         }
     }
 
-    private void pause(Queue queue, Duration wait) {
+    /** The due waiter that goes first at {@code now}. */
+    private static Waiter first(Queue queue, long now) {
+        Waiter first = null;
+        for (Waiter waiter : queue.waiters) {
+            if (waiter.due <= now && (first == null || waiter.before(first))) {
+                first = waiter;
+            }
+        }
+        return first;
+    }
+
+    private static void doneTrying(Queue queue) {
+        queue.lock.lock();
         try {
-            if (sleeper != null) {
-                sleeper.sleep(wait);
-                return;
-            }
-            queue.lock.lock();
-            try {
-                queue.changed.await(wait.toNanos(), TimeUnit.NANOSECONDS);
-            } finally {
-                queue.lock.unlock();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AcquireInterruptedException(e);
+            queue.trying = false;
+            queue.changed.signalAll();
+        } finally {
+            queue.lock.unlock();
         }
     }
 
-    /** The wait plus up to a tenth more (at most a second), so that processes do not retry in step. */
-    private static Duration withJitter(Duration wait) {
-        long millis = wait.toMillis();
-        long spread = Math.min(1000, millis / 10);
-        return Duration.ofMillis(millis + (spread > 0 ? ThreadLocalRandom.current().nextLong(spread + 1) : 0));
+    /**
+     * Records the rejection of {@code me} at {@code now}: it is due again at {@code due} and looks at {@code wake}.
+     * Every other waiter that asks at least as much of the same limits could not pass before {@code due} either, and
+     * is held back as long; one that could then no longer pass within its own deadline is made due at once, so that
+     * it fails at once on its own rejection. Pollers for a slot are held back at most to their deadline.
+     */
+    private static void refused(Queue queue, Waiter me, long now, long due, long wake, boolean polling) {
+        queue.lock.lock();
+        try {
+            me.due = due;
+            me.wake = wake;
+            for (Waiter other : queue.waiters) {
+                if (other == me || !asksAtLeast(other.request, me.request)) {
+                    continue;
+                }
+                long otherDue = Math.max(other.due, due);
+                long otherWake = Math.max(other.wake, wake);
+                if (otherDue > other.deadline) {
+                    otherDue = polling ? other.deadline : now;
+                    otherWake = otherDue;
+                }
+                other.due = otherDue;
+                other.wake = otherWake;
+            }
+            queue.trying = false;
+            queue.changed.signalAll();
+        } finally {
+            queue.lock.unlock();
+        }
+    }
+
+    /**
+     * Whether {@code a} asks at least as much as {@code b} of every limit, with the same limits named, the same
+     * per-call limits and the same other targets: whenever {@code a} could pass, {@code b} could.
+     */
+    static boolean asksAtLeast(AcquireRequest a, AcquireRequest b) {
+        Map<String, Long> x = a.consume();
+        Map<String, Long> y = b.consume();
+        if (!x.keySet().equals(y.keySet()) || !Objects.equals(a.limits(), b.limits()) || !a.also().equals(b.also())) {
+            return false;
+        }
+        for (Map.Entry<String, Long> e : y.entrySet()) {
+            Long mine = x.get(e.getKey());
+            if (mine == null || e.getValue() == null || mine < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Up to a tenth of {@code wait} (at most a second) more, so that processes do not retry in step. */
+    private long jitter(long wait) {
+        long spread = Math.min(1000, wait / 10);
+        return spread > 0 ? Math.max(0, Math.min(spread, jitter.applyAsLong(spread))) : 0;
+    }
+
+    /** The default jitter: uniform from zero to {@code spread} milliseconds. */
+    static long randomJitter(long spread) {
+        return ThreadLocalRandom.current().nextLong(spread + 1);
     }
 }

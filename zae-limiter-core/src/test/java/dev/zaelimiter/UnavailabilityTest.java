@@ -4,6 +4,7 @@ import dev.zaelimiter.testing.MutableClock;
 import dev.zaelimiter.testing.SwitchableStore;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 
@@ -68,6 +69,32 @@ class UnavailabilityTest {
         Lease lease = limiter.acquire("user-1", "api", Map.of("rpm", 1L));
         store.failWith(down());
         assertThatThrownBy(() -> lease.adjust("rpm", 1)).isInstanceOf(StoreUnavailableException.class);
+    }
+
+    @Test
+    void callKeepsTheCallablesExceptionWhenTheRollbackFailsAndAttachesTheRollbackFailure() {
+        RateLimiter limiter = limiter(Unavailable.BLOCK);
+        IOException cause = new IOException("model timed out");
+
+        assertThatThrownBy(() -> limiter.call(AcquireRequest.of("user-1", "api").consume("rpm", 1), () -> {
+            store.down();
+            throw cause;
+        })).isSameAs(cause).satisfies(thrown -> assertThat(thrown.getSuppressed())
+                .singleElement().isInstanceOf(StoreUnavailableException.class));
+    }
+
+    @Test
+    void callKeepsAnUncheckedExceptionTooWhenOnlyTheRollbackWriteFails() {
+        RateLimiter limiter = limiter(Unavailable.BLOCK);
+        IllegalStateException cause = new IllegalStateException("bug in the callable");
+
+        assertThatThrownBy(() -> limiter.call(AcquireRequest.of("user-1", "api").consume("rpm", 1), () -> {
+            store.downForAdjustments();
+            throw cause;
+        })).isSameAs(cause).satisfies(thrown -> assertThat(thrown.getSuppressed())
+                .singleElement().isInstanceOf(StoreUnavailableException.class));
+        store.up();
+        assertThat(limiter.available("user-1", "api")).as("the rollback was not written").containsEntry("rpm", 0L);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.zaelimiter;
 
 import dev.zaelimiter.store.memory.InMemoryStore;
+import dev.zaelimiter.testing.ClockSleeper;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -11,6 +12,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +67,109 @@ class WaitingTest {
         assertThat(slept).isEmpty();
         assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 0L);
         assertThat(limiter.waiting("user-1", "api")).isZero();
+    }
+
+    @Test
+    void theJitterNeverTurnsAWaitThatFitsIntoARefusal() {
+        RateLimiter jittery = RateLimiter.builder().store(new InMemoryStore()).clock(clock).sleeper(d -> {
+            slept.add(d);
+            clock.advance(d);
+        }).jitter(spread -> spread).build();            // always the largest jitter: a tenth of the wait
+        jittery.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        // an empty bucket and 2 tokens asked: a computed wait of 2 s, to which the jitter adds 200 ms
+        long[] maxWaits = {2000, 2100, 2199, 2200, 5000};
+        long[] sleeps = {2000, 2100, 2199, 2200, 2200};
+        for (int i = 0; i < maxWaits.length; i++) {
+            String user = "user-" + i;
+            jittery.acquire(user, "api", Map.of("rpm", 60L));
+            slept.clear();
+
+            jittery.acquire(AcquireRequest.of(user, "api").consume("rpm", 2)
+                    .maxWait(Duration.ofMillis(maxWaits[i])));
+
+            assertThat(slept).as("maxWait %d ms", maxWaits[i]).containsExactly(Duration.ofMillis(sleeps[i]));
+        }
+
+        // one millisecond short of the computed wait: refused at once, whatever the jitter
+        jittery.acquire("user-x", "api", Map.of("rpm", 60L));
+        slept.clear();
+        assertThatThrownBy(() -> jittery.acquire(AcquireRequest.of("user-x", "api").consume("rpm", 2)
+                .maxWait(Duration.ofMillis(1999)))).isInstanceOf(RateLimitExceededException.class);
+        assertThat(slept).isEmpty();
+    }
+
+    /** A limiter on {@code clock} whose waiters sleep until the test moves the clock, with no jitter. */
+    private RateLimiter steppedBy(ClockSleeper sleeper) {
+        return RateLimiter.builder().store(new InMemoryStore()).clock(clock).jitter(spread -> 0).sleeper(sleeper)
+                .build();
+    }
+
+    @Test
+    void aWaiterThatCanBeAdmittedIsNotHeldBackByAHigherPriorityOneThatCannot() throws Exception {
+        ClockSleeper sleeper = new ClockSleeper(clock);
+        RateLimiter gated = steppedBy(sleeper);
+        gated.admin().setResourceDefaults("jobs", List.of(Limit.perMinute("rpm", 6)));   // one every 10 s
+        gated.acquire("user-1", "jobs", Map.of("rpm", 6L));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CompletableFuture<Lease> large = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 5).priority(9).maxWait(Duration.ofMinutes(2))), pool);
+            assertThat(sleeper.nextSleep()).isEqualTo(Duration.ofSeconds(50));
+            CompletableFuture<Lease> small = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).priority(1).maxWait(Duration.ofMinutes(2))), pool);
+            assertThat(sleeper.nextSleep()).as("the small one tried too").isEqualTo(
+                    Duration.ofSeconds(10));
+
+            clock.advance(Duration.ofSeconds(10));      // one token back: enough for the small one only
+
+            assertThat(small.get(30, TimeUnit.SECONDS).statuses()).singleElement()
+                    .satisfies(s -> assertThat(s.available()).isZero());
+            assertThat(large).as("the large one sleeps on").isNotDone();
+
+            clock.advance(Duration.ofSeconds(50));
+            assertThat(large.get(30, TimeUnit.SECONDS).statuses()).singleElement()
+                    .satisfies(s -> assertThat(s.available()).isZero());
+        } finally {
+            clock.advance(Duration.ofHours(1));
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void amongWaitersThatCanBeAdmittedPriorityWins() throws Exception {
+        ClockSleeper sleeper = new ClockSleeper(clock);
+        RateLimiter gated = steppedBy(sleeper);
+        gated.admin().setResourceDefaults("jobs", List.of(Limit.perMinute("rpm", 6)));   // one every 10 s
+        gated.acquire("user-1", "jobs", Map.of("rpm", 6L));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CompletableFuture<Lease> low = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).priority(1).maxWait(Duration.ofSeconds(15))), pool);
+            assertThat(sleeper.nextSleep()).isEqualTo(Duration.ofSeconds(10));
+            CompletableFuture<Lease> high = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).priority(9).maxWait(Duration.ofSeconds(15))), pool);
+            assertThat(sleeper.nextSleep()).isEqualTo(Duration.ofSeconds(10));
+
+            clock.advance(Duration.ofSeconds(10));      // one token back, and both could take it
+
+            assertThat(high.get(30, TimeUnit.SECONDS)).isNotNull();
+            assertThatThrownBy(() -> low.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(RateLimitExceededException.class);
+        } finally {
+            clock.advance(Duration.ofHours(1));
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aRejectionHoldsBackOnlyTheWaitersThatAskAtLeastAsMuchOfTheSameLimits() {
+        AcquireRequest one = AcquireRequest.of("user-1", "api").consume("rpm", 1).consume("tpm", 100);
+        assertThat(WaitQueues.asksAtLeast(one, one)).isTrue();
+        assertThat(WaitQueues.asksAtLeast(one.consume("tpm", 101).priority(7), one)).isTrue();
+        assertThat(WaitQueues.asksAtLeast(one, one.consume("tpm", 101))).isFalse();
+        assertThat(WaitQueues.asksAtLeast(one.consume("inflight", 0), one)).as("other limits named").isFalse();
+        assertThat(WaitQueues.asksAtLeast(one.limits(List.of(Limit.perMinute("rpm", 5))), one)).isFalse();
+        assertThat(WaitQueues.asksAtLeast(one.also("shared", "smtp", Map.of("messages", 1L)), one)).isFalse();
     }
 
     @Test

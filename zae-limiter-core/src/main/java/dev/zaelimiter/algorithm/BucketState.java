@@ -3,30 +3,72 @@ package dev.zaelimiter.algorithm;
 import dev.zaelimiter.Limit;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The state of every limit of one entity on one resource at one instant, with the pure transitions that stores
  * apply: refill to an instant, check, debit, adjust. Instances are immutable; each transition returns a new one.
+ * Two states are equal when their instant and limit states are; where a state came from is not part of it.
  *
- * @param lastRefillMillis the instant the balances were computed for
- * @param limits           state per limit name
+ * <p>A state {@linkplain #refilled refilled} for a decision remembers the state it was computed from (the one the
+ * store holds; {@link #fresh} for a bucket the store does not hold), because a store does not write the refill of a
+ * refused call: the next call refills from that stored state again, with the parameters in force then, so
+ * {@link #retryAfterMillis} has to start from it to find when a request really passes.
  */
-public record BucketState(long lastRefillMillis, Map<String, LimitState> limits) {
+public sealed class BucketState permits BucketState.Refilled {
 
-    public BucketState {
-        limits = Map.copyOf(limits);
+    private final long lastRefillMillis;
+    private final Map<String, LimitState> limits;
+
+    /**
+     * @param lastRefillMillis the instant the balances were computed for
+     * @param limits           state per limit name
+     */
+    public BucketState(long lastRefillMillis, Map<String, LimitState> limits) {
+        this.lastRefillMillis = lastRefillMillis;
+        this.limits = Map.copyOf(limits);
     }
 
-    /** A new bucket: every limit full at the capacity in force at {@code now}, nothing consumed. */
+    /** A state refilled from {@code origin}; kept apart so that stored states carry no extra field. */
+    static final class Refilled extends BucketState {
+
+        private final BucketState origin;
+
+        Refilled(long lastRefillMillis, Map<String, LimitState> limits, BucketState origin) {
+            super(lastRefillMillis, limits);
+            this.origin = origin;
+        }
+    }
+
+    /** The instant the balances were computed for. */
+    public long lastRefillMillis() {
+        return lastRefillMillis;
+    }
+
+    /** State per limit name. */
+    public Map<String, LimitState> limits() {
+        return limits;
+    }
+
+    /** The state this one was refilled from, or this one when it was not refilled. */
+    private BucketState origin() {
+        return this instanceof Refilled refilled ? refilled.origin : this;
+    }
+
+    /**
+     * A new bucket: every limit full at the capacity in force at {@code now}, nothing consumed. It remembers that the
+     * store holds no state for it, so that it stays full at whatever capacity is in force until it is written.
+     */
     public static BucketState fresh(List<Limit> limits, long now) {
         Map<String, LimitState> states = new HashMap<>(limits.size() * 2);
         for (Limit limit : limits) {
             states.put(limit.name(), new LimitState(limit.parametersAt(now).capacityMilli(), 0));
         }
-        return new BucketState(now, states);
+        return new Refilled(now, states, new BucketState(now, Map.of()));
     }
 
     /**
@@ -35,7 +77,8 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
      * (once, however many edges passed), a session quota whose session ended starts over full. A limit the bucket
      * lacks starts full, a limit that {@code limits} no longer has is dropped, a balance above the capacity in
      * force is clipped. A {@code now} earlier than {@link #lastRefillMillis()} refills and resets nothing and keeps
-     * the later instant.
+     * the later instant. The refill of the whole time since {@link #lastRefillMillis()} is at the rate in force at
+     * {@code now}. The result remembers this state as the one it was refilled from.
      */
     public BucketState refilled(List<Limit> limits, long now) {
         Map<String, LimitState> states = new HashMap<>(limits.size() * 2);
@@ -63,7 +106,7 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
             }
             states.put(limit.name(), next);
         }
-        return new BucketState(Math.max(lastRefillMillis, now), states);
+        return new Refilled(Math.max(lastRefillMillis, now), states, this);
     }
 
     /** A concurrency limit's state with the slots that expired by {@code now} given back. */
@@ -234,42 +277,113 @@ public record BucketState(long lastRefillMillis, Map<String, LimitState> limits)
     }
 
     /**
-     * Milliseconds from {@link #lastRefillMillis()} until {@code limit} could cover {@code needMilli}, walking the
-     * schedule: a dripping limit waits for its refill, but never past the next window boundary, where its parameters
-     * change; a quota waits for its next reset; a concurrency limit waits for its earliest slot to expire (a slot
-     * given back earlier frees it sooner). {@link BucketMath#NEVER} when {@code needMilli} exceeds every capacity the
-     * limit has.
+     * How many schedule segments (the spans between two window boundaries of a limit) {@link #retryAfterMillis}
+     * examines at most: {@value}. Within them the answer is exact; beyond, it is the boundary where the walk stopped.
+     * With windows of whole hours on every day that is more than a day ahead; with a window that changes every
+     * minute, an hour.
+     */
+    public static final int MAX_SCHEDULE_STEPS = 64;
+
+    /**
+     * Milliseconds from {@link #lastRefillMillis()} until the first instant at which the same request for
+     * {@code needMilli} of {@code limit} would really be admitted, if nothing else changed the bucket: the first
+     * instant {@code t} at which the state this one was refilled from (the stored one), refilled to {@code t}, covers
+     * it. A dripping limit waits for its refill, a calendar quota for its next reset, a session quota for the end of
+     * the session, a concurrency limit for enough of its slots to expire (a slot given back earlier frees it sooner).
+     *
+     * <p>The schedule is walked forward segment by segment, with the parameters of each segment: a window that
+     * raises the limit shortens the wait to its opening when the request passes then; a window that lowers it
+     * (capacity, or the rate that counts for the whole time since the stored refill) lengthens it. The walk examines
+     * at most {@link #MAX_SCHEDULE_STEPS} segments; when the request would not pass within them, the answer is the
+     * end of the last segment examined: a time to ask again, never later than the real admission.
+     *
+     * @return the wait, zero when the balance covers {@code needMilli} now, or {@link BucketMath#NEVER} when
+     *         {@code needMilli} exceeds every capacity the limit has or no later segment could admit it
      */
     public long retryAfterMillis(Limit limit, long needMilli) {
-        long now = lastRefillMillis;
-        LimitState state = limits.get(limit.name());
-        long balance = state == null ? 0 : state.balanceMilli();
-        if (balance >= needMilli) {
+        if (balanceMilli(limit.name()) >= needMilli) {
             return 0;
         }
         if (needMilli > limit.maxCapacityMilli()) {
             return BucketMath.NEVER;
         }
-        Limit.Parameters p = limit.parametersAt(now);
-        long wait = BucketMath.NEVER;
-        if (p.drips()) {
-            wait = BucketMath.retryAfterMillis(balance, needMilli, p.capacityMilli(), p.refillAmountMilli(),
-                    p.refillPeriodMillis(), now);
-        } else if (limit.isConcurrency()) {
-            long earliest = Long.MAX_VALUE;
-            for (long expiry : state == null ? List.<Long>of() : state.holders().values()) {
-                earliest = Math.min(earliest, expiry);
+        BucketState stored = origin();
+        long now = lastRefillMillis;
+        long from = now;
+        for (int step = 0; step < MAX_SCHEDULE_STEPS; step++) {
+            long until = limit.nextChangeAfter(from);
+            long admitted = stored.firstAdmission(limit, needMilli, from, until, step == 0 ? this : null);
+            if (admitted != BucketMath.NEVER) {
+                return admitted - now;
             }
-            wait = earliest == Long.MAX_VALUE ? BucketMath.NEVER : Math.max(0, earliest - now);
-        } else if (limit.resetSchedule().isPresent()) {
-            wait = untilAfter(limit.nextResetAfter(now), now);
-        } else if (state != null && state.inWindow()) {
-            wait = Math.max(0, untilAfter(sessionEnd(limit, state), now));
+            if (until == Limit.NEVER) {
+                return BucketMath.NEVER;
+            }
+            from = until;
         }
-        return Math.min(wait, untilAfter(limit.nextChangeAfter(now), now));
+        return from - now;
     }
 
-    private static long untilAfter(long instant, long now) {
-        return instant == Limit.NEVER ? BucketMath.NEVER : BucketMath.saturatedSubtract(instant, now);
+    /**
+     * The first instant in {@code [from, until)}, a span in which {@code limit}'s parameters do not change, at which
+     * this state refilled to it covers {@code needMilli}; {@link BucketMath#NEVER} when there is none. Within such a
+     * span a refilled balance only grows, and only continuously (a drip) or at a few instants (a reset edge, the end
+     * of a session, a slot's expiry), so the first instant is {@code from} or one of those; each candidate is checked
+     * with {@link #refilled} itself. {@code knownAtFrom}, when given, is this state refilled to {@code from}.
+     */
+    private long firstAdmission(Limit limit, long needMilli, long from, long until, BucketState knownAtFrom) {
+        Limit.Parameters p = limit.parametersAt(from);
+        if (needMilli > p.capacityMilli()) {
+            return BucketMath.NEVER;
+        }
+        LimitState state = limits.get(limit.name());
+        long[] candidates;
+        if (state == null) {
+            candidates = new long[] {from};
+        } else if (limit.isConcurrency()) {
+            candidates = new long[state.holders().size() + 1];
+            candidates[0] = from;
+            int i = 1;
+            for (long expiry : state.holders().values()) {
+                candidates[i++] = expiry;
+            }
+        } else if (p.drips()) {
+            long wait = BucketMath.retryAfterMillis(Math.min(state.balanceMilli(), p.capacityMilli()), needMilli,
+                    p.capacityMilli(), p.refillAmountMilli(), p.refillPeriodMillis(), lastRefillMillis);
+            candidates = new long[] {from, BucketMath.saturatedAdd(lastRefillMillis, wait)};
+        } else {
+            candidates = new long[] {from, limit.nextResetAfter(lastRefillMillis),
+                    state.inWindow() ? sessionEnd(limit, state) : Long.MAX_VALUE};
+        }
+        Arrays.sort(candidates);
+        List<Limit> one = List.of(limit);
+        Map<String, Long> need = Map.of(limit.name(), needMilli);
+        for (long candidate : candidates) {
+            if (candidate >= until) {
+                break;
+            }
+            long at = Math.max(candidate, from);
+            BucketState then = at == from && knownAtFrom != null ? knownAtFrom : refilled(one, at);
+            if (then.covers(limit.name(), need)) {
+                return at;
+            }
+        }
+        return BucketMath.NEVER;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof BucketState other && lastRefillMillis == other.lastRefillMillis
+                && limits.equals(other.limits);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(lastRefillMillis, limits);
+    }
+
+    @Override
+    public String toString() {
+        return "BucketState[lastRefillMillis=" + lastRefillMillis + ", limits=" + limits + "]";
     }
 }

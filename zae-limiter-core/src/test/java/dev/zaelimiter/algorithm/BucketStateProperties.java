@@ -4,9 +4,12 @@ import static dev.zaelimiter.algorithm.ExactBucketReference.big;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.ScheduleEntry;
 
 import java.math.BigInteger;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +21,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.LongRange;
 
 /**
@@ -176,5 +180,66 @@ class BucketStateProperties {
         BucketState debitThenRefill = state.debited(LIMITS, taken, true).refilled(LIMITS, state.lastRefillMillis() + later);
         BucketState refillThenDebit = refilled.debited(LIMITS, taken, true);
         assertThat(debitThenRefill).isEqualTo(refillThenDebit);
+    }
+
+    // ---- retry-after across schedule windows
+
+    /** A window of whole minutes in every hour, covering at most 51 of them, that lowers or raises the limit. */
+    static Arbitrary<ScheduleEntry> windows(boolean drips) {
+        Arbitrary<String> cron = Combinators.combine(Arbitraries.integers().between(0, 59),
+                Arbitraries.integers().between(0, 50)).as((from, length) ->
+                        from + "-" + Math.min(59, from + length) + " * * * *");
+        Arbitrary<ScheduleEntry> scaled = Combinators.combine(cron, Arbitraries.of(0.1, 0.25, 0.5, 2.0, 3.0))
+                .as(ScheduleEntry::scaled);
+        Arbitrary<ScheduleEntry> capacity = Combinators.combine(cron, Arbitraries.longs().between(1, 20))
+                .as((c, cap) -> ScheduleEntry.absolute(c, ZoneOffset.UTC, cap));
+        Arbitrary<ScheduleEntry> refill = Combinators.combine(cron, Arbitraries.longs().between(1, 20),
+                Arbitraries.longs().between(1, 5), Arbitraries.longs().between(1, 90))
+                .as((c, cap, amount, seconds) -> ScheduleEntry.absolute(c, ZoneOffset.UTC, cap, amount,
+                        Duration.ofSeconds(seconds)));
+        return drips ? Arbitraries.oneOf(scaled, capacity, refill) : Arbitraries.oneOf(scaled, capacity);
+    }
+
+    @Provide
+    Arbitrary<Limit> scheduledLimits() {
+        Arbitrary<Limit> drip = Combinators.combine(Arbitraries.longs().between(1, 20),
+                Arbitraries.longs().between(1, 5), Arbitraries.longs().between(1, 120),
+                windows(true).list().ofMinSize(1).ofMaxSize(3))
+                .as((cap, amount, seconds, entries) -> Limit.custom("x", cap, amount, Duration.ofSeconds(seconds))
+                        .withSchedule(new ArrayList<>(entries)));
+        Arbitrary<Limit> quota = Combinators.combine(Arbitraries.longs().between(1, 20),
+                Arbitraries.integers().between(0, 59), windows(false).list().ofMinSize(1).ofMaxSize(3))
+                .as((cap, minute, entries) -> Limit.quota("x", cap, minute + " * * * *", ZoneOffset.UTC)
+                        .withSchedule(new ArrayList<>(entries)));
+        return Arbitraries.oneOf(drip, quota);
+    }
+
+    /**
+     * From any stored state, at any later instant, for any request the limit can hold in some minute: the
+     * retry-after is the first instant at which the stored state, refilled to it, covers the request (checked
+     * exactly by {@link RetryAfterOracle}).
+     */
+    @Property(tries = 400)
+    void theRetryAfterIsTheFirstInstantAtWhichTheRequestPasses(
+            @ForAll("scheduledLimits") Limit limit,
+            @ForAll @DoubleRange(min = -1, max = 1) double balanceShare,
+            @ForAll @DoubleRange(min = 0, max = 1, maxIncluded = true) double needShare,
+            @ForAll @LongRange(min = 0, max = 3_600_000) long storedAfter,
+            @ForAll @LongRange(min = 0, max = 7_200_000) long later) {
+        long capacity = limit.capacityMilli();
+        long last = NOW + storedAfter;
+        BucketState stored = new BucketState(last, Map.of("x", new LimitState((long) (balanceShare * capacity), 0)));
+        // windows repeat every hour; a request above what some minute of the hour allows never passes (an entry
+        // can be shadowed by an earlier one, so this can be less than maxCapacityMilli)
+        long reachable = 0;
+        for (int minute = 0; minute < 60; minute++) {
+            reachable = Math.max(reachable, limit.parametersAt(NOW + minute * 60_000L).capacityMilli());
+        }
+        long need = Math.max(1, (long) Math.ceil(needShare * reachable));
+        RetryAfterOracle.bounded.clear();
+
+        RetryAfterOracle.assertExact(stored, limit, last + later, need, 0);
+
+        assertThat(RetryAfterOracle.bounded).as("admitted within the walk").isEmpty();
     }
 }

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.ScheduleEntry;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -333,6 +336,163 @@ class BucketStateTest {
             BucketState state = state(NOW, "rps", 2_000, 5_000);
             BucketState adjusted = state.adjusted(List.of(RPS), Map.of("unknown", -1_000L), false);
             assertThat(adjusted).isEqualTo(state);
+        }
+    }
+
+    @Nested
+    class RetryAfter {
+
+        /** Monday 15 June 2026, 10:00 UTC. */
+        static final long TEN = Instant.parse("2026-06-15T10:00:00Z").toEpochMilli();
+        static final long MINUTE = 60_000;
+
+        static LimitState slots(Map<String, Long> holders) {
+            return new LimitState(0, holders.size() * Limit.MILLI, LimitState.NO_WINDOW, holders);
+        }
+
+        @Test
+        void aWindowThatLowersTheRateCountsForTheWholeTimeSinceTheStoredRefill() {
+            // one a minute, capacity 60; from 10:10 to 11:00 half of both
+            Limit rph = Limit.perHour("rph", 60).withSchedule(ScheduleEntry.scaled("10-59 10 * * *", 0.5));
+            BucketState stored = state(TEN, "rph", 0, 60_000);
+            long need = 25_000;
+            assertThat(stored.refilled(List.of(rph), TEN).retryAfterMillis(rph, need)).isEqualTo(50 * MINUTE);
+            BucketState atFive = stored.refilled(List.of(rph), TEN + 5 * MINUTE);
+            assertThat(atFive.balanceMilli("rph")).isEqualTo(5_000);
+            assertThat(atFive.retryAfterMillis(rph, need)).as("from the stored state").isEqualTo(45 * MINUTE);
+            assertThat(new BucketState(atFive.lastRefillMillis(), atFive.limits()).retryAfterMillis(rph, need))
+                    .as("had the refill to 10:05 been written").isEqualTo(40 * MINUTE);
+            assertThat(stored.refilled(List.of(rph), TEN + 10 * MINUTE).retryAfterMillis(rph, need))
+                    .isEqualTo(40 * MINUTE);
+        }
+
+        @Test
+        void aWindowThatRaisesTheLimitEndsTheWaitWhenItOpens() {
+            // 5 tokens, one back per hour, until 11:00; then 100 a minute
+            Limit rpm = Limit.perMinute("rpm", 100).withSchedule(
+                    ScheduleEntry.absolute("* 10 * * *", ZoneOffset.UTC, 5, 1, Duration.ofHours(1)));
+            BucketState stored = state(TEN + 50 * MINUTE, "rpm", 0, 5_000);
+            for (long need = 1_000; need <= 5_000; need += 1_000) {
+                assertThat(stored.refilled(List.of(rpm), TEN + 50 * MINUTE).retryAfterMillis(rpm, need))
+                        .isEqualTo(10 * MINUTE);
+            }
+            assertThat(stored.refilled(List.of(rpm), TEN + 50 * MINUTE).retryAfterMillis(rpm, 6_000))
+                    .as("more than the window's capacity: the window's end too").isEqualTo(10 * MINUTE);
+        }
+
+        @Test
+        void aQuotaResetInsideAWindowThatLowersItWaitsForTheWindowToEnd() {
+            Limit daily = Limit.quota("daily", 100, "0 0 * * *", ZoneOffset.UTC)
+                    .withSchedule(ScheduleEntry.absolute("* 0-5 * * *", ZoneOffset.UTC, 10));
+            long sixPm = TEN + 8 * 60 * MINUTE;
+            BucketState stored = state(sixPm, "daily", 0, 100_000);
+            BucketState seen = stored.refilled(List.of(daily), sixPm);
+            assertThat(seen.retryAfterMillis(daily, 50_000)).isEqualTo(12 * 60 * MINUTE);
+            assertThat(seen.retryAfterMillis(daily, 10_000)).isEqualTo(6 * 60 * MINUTE);
+            assertThat(seen.retryAfterMillis(daily, 100_001)).isEqualTo(BucketMath.NEVER);
+        }
+
+        @Test
+        void aFreshBucketStaysFullAtTheCapacityInForceUntilItIsWritten() {
+            Limit rows = Limit.perMinute("rows", 100).withSchedule(ScheduleEntry.absolute("* 11 * * *",
+                    ZoneOffset.UTC, 300));
+            assertThat(BucketState.fresh(List.of(rows), TEN).retryAfterMillis(rows, 250_000)).isEqualTo(60 * MINUTE);
+            Limit quota = Limit.quota("q", 100, "0 0 1 * *", ZoneOffset.UTC).withSchedule(
+                    ScheduleEntry.absolute("* 11 * * *", ZoneOffset.UTC, 300));
+            assertThat(BucketState.fresh(List.of(quota), TEN).retryAfterMillis(quota, 250_000))
+                    .as("no reset needed: a bucket the store does not hold is full").isEqualTo(60 * MINUTE);
+        }
+
+        @Test
+        void aConcurrencyLimitLoweredByAWindowWaitsForEnoughSlotsToExpire() {
+            Limit inflight = Limit.concurrency("inflight", 3, Duration.ofMinutes(2))
+                    .withSchedule(ScheduleEntry.absolute("* 10 * * *", ZoneOffset.UTC, 1));
+            long now = TEN - 10_000;
+            BucketState stored = new BucketState(now, Map.of("inflight", slots(Map.of(
+                    "a", TEN + 30_000, "b", TEN + 60_000, "c", TEN + 90_000))));
+            BucketState seen = stored.refilled(List.of(inflight), now);
+            assertThat(seen.balanceMilli("inflight")).isZero();
+            assertThat(seen.retryAfterMillis(inflight, Limit.MILLI)).as("all three gone: one slot from 10:00")
+                    .isEqualTo(100_000);
+        }
+
+        @Test
+        void theWalkStopsAfterABoundedNumberOfSegmentsWithATimeToAskAgain() {
+            // ten a day; every even minute a window of capacity 1: 5 tokens need 12 hours, past 64 segments
+            Limit daily = Limit.perDay("daily", 10)
+                    .withSchedule(ScheduleEntry.absolute("*/2 * * * *", ZoneOffset.UTC, 1));
+            BucketState seen = state(TEN, "daily", 0, 0).refilled(List.of(daily), TEN);
+            assertThat(BucketState.MAX_SCHEDULE_STEPS).isEqualTo(64);
+            assertThat(seen.retryAfterMillis(daily, 5_000)).as("the end of the 64th segment")
+                    .isEqualTo(64 * MINUTE);
+            assertThat(RetryAfterOracle.passes(seen, daily, TEN + 64 * MINUTE, 5_000)).isFalse();
+            assertThat(RetryAfterOracle.passes(seen, daily, TEN + 12 * 60 * MINUTE + MINUTE, 5_000)).isTrue();
+        }
+
+        @Test
+        void anUnscheduledLimitWaitsAsBefore() {
+            assertThat(state(NOW, "rps", 0, 0).retryAfterMillis(RPS, 2_000)).isEqualTo(200);
+            assertThat(state(NOW, "rps", 0, 0).retryAfterMillis(RPS, 10_001)).isEqualTo(BucketMath.NEVER);
+            assertThat(state(NOW, "rps", 3_000, 0).retryAfterMillis(RPS, 3_000)).isZero();
+            Limit session = Limit.sessionQuota("s", 10, Duration.ofMinutes(7));
+            BucketState inSession = new BucketState(NOW, Map.of("s", new LimitState(0, 10_000, NOW - MINUTE)));
+            assertThat(inSession.retryAfterMillis(session, 1_000)).isEqualTo(6 * MINUTE);
+        }
+
+        /**
+         * Every combination of a few limits with windows that lower and raise them, stored states, instants and
+         * requests, checked exactly against the stored state refilled instant by instant.
+         */
+        @Test
+        void exhaustivelyTheFirstInstantAtWhichTheRequestPasses() {
+            List<Limit> limits = List.of(
+                    Limit.custom("drip", 10, 1, Duration.ofSeconds(20)).withSchedule(
+                            ScheduleEntry.scaled("20-39 * * * *", 0.5),
+                            ScheduleEntry.absolute("40-44 * * * *", ZoneOffset.UTC, 3, 1, Duration.ofSeconds(5)),
+                            ScheduleEntry.scaled("50-51 * * * *", 2.0)),
+                    Limit.quota("quota", 10, "30 * * * *", ZoneOffset.UTC).withSchedule(
+                            ScheduleEntry.absolute("30-44 * * * *", ZoneOffset.UTC, 3)),
+                    Limit.sessionQuota("session", 10, Duration.ofMinutes(7)).withSchedule(
+                            ScheduleEntry.absolute("30-44 * * * *", ZoneOffset.UTC, 3)),
+                    Limit.concurrency("slots", 3, Duration.ofMinutes(3)).withSchedule(
+                            ScheduleEntry.absolute("30-44 * * * *", ZoneOffset.UTC, 1)));
+            long[] storedAt = {TEN, TEN + 13_000, TEN + 19 * MINUTE + 59_500, TEN + 29 * MINUTE, TEN + 44 * MINUTE};
+            long[] later = {0, 7_000, 61_000, 20 * MINUTE};
+            long[] balances = {-5_000, 0, 1_500, 4_000, 9_000};
+            int checked = 0;
+            RetryAfterOracle.bounded.clear();
+            for (Limit limit : limits) {
+                for (long last : storedAt) {
+                    for (long balance : balances) {
+                        BucketState stored = stored(limit, last, balance);
+                        for (long delta : later) {
+                            for (long need = 500; need <= limit.maxCapacityMilli(); need += 500) {
+                                if (limit.isConcurrency() && need != Limit.MILLI) {
+                                    continue;
+                                }
+                                RetryAfterOracle.assertExact(stored, limit, last + delta, need, 1_000);
+                                checked++;
+                            }
+                        }
+                    }
+                }
+            }
+            assertThat(checked).isGreaterThan(1_000);
+            // only a session quota outside a session, its balance cut by a window, never recovers by itself (a
+            // smaller request that passes starts a session); everything else passes within the walk
+            assertThat(RetryAfterOracle.bounded).containsOnly("session");
+        }
+
+        private static BucketState stored(Limit limit, long last, long balance) {
+            if (limit.isConcurrency()) {
+                Map<String, Long> holders = new HashMap<>();
+                for (int i = 0; i < Math.min(3, Math.max(0, (balance + 5_000) / 3_000)); i++) {
+                    holders.put("lease-" + i, last + (i + 1) * 50_000L);
+                }
+                return new BucketState(last, Map.of(limit.name(), slots(holders)));
+            }
+            long window = limit.resetAfter().isPresent() && balance < 4_000 ? last - 2 * MINUTE : LimitState.NO_WINDOW;
+            return new BucketState(last, Map.of(limit.name(), new LimitState(balance, 0, window)));
         }
     }
 

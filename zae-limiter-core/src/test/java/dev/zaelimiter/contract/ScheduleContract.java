@@ -757,6 +757,43 @@ public abstract class ScheduleContract extends StoreContractSupport {
     }
 
     @Test
+    void aWindowThatLowersTheRateBeforeTheRefillEndsIsWalkedToTheRealAdmission() {
+        // one token a minute, capacity 60; from 10:10 to 11:00 half of both: capacity 30, a token every two minutes
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perHour("rph", 60)
+                .withSchedule(ScheduleEntry.scaled("10-59 10 * * *", UTC, 0.5))));
+        at("2026-06-15T10:00:00Z");
+        take("user-1", "rph", 60);
+        // the base rate would need 25 minutes, but from 10:10 the window's rate counts for all the time since 10:00
+        assertThat(refusedWith("user-1", "rph", 25)).isEqualTo(Duration.ofMinutes(50));
+        at("2026-06-15T10:05:00Z");                     // 5 tokens now, but only 2.5 once the window opens
+        assertThat(refusedWith("user-1", "rph", 25)).isEqualTo(Duration.ofMinutes(45));
+        at("2026-06-15T10:10:00Z");
+        assertThat(refusedWith("user-1", "rph", 25)).isEqualTo(Duration.ofMinutes(40));
+        at("2026-06-15T10:49:59.999Z");
+        assertThat(refusedWith("user-1", "rph", 25)).isEqualTo(Duration.ofMillis(1));
+        at("2026-06-15T10:50:00Z");
+        take("user-1", "rph", 25);
+    }
+
+    @Test
+    void aQuotaWhoseResetFallsInAWindowThatLowersItWaitsForTheWindowToEnd() {
+        // 100 a day, reset at midnight; from 00:00 to 06:00 only 10
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.quota("daily", 100, "0 0 * * *", UTC)
+                .withSchedule(ScheduleEntry.absolute("* 0-5 * * *", UTC, 10))));
+        at("2026-06-15T18:00:00Z");
+        take("user-1", "daily", 100);
+        assertThat(refusedWith("user-1", "daily", 50)).as("not midnight, when only 10 come back")
+                .isEqualTo(Duration.ofHours(12));
+        assertThat(refusedWith("user-1", "daily", 10)).isEqualTo(Duration.ofHours(6));
+        at("2026-06-16T00:00:00Z");
+        assertThat(refusedWith("user-1", "daily", 50)).isEqualTo(Duration.ofHours(6));
+        at("2026-06-16T05:59:59.999Z");
+        refusedWith("user-1", "daily", 50);
+        at("2026-06-16T06:00:00Z");
+        take("user-1", "daily", 50);
+    }
+
+    @Test
     void aWaitShorterThanTheNextBoundaryIsTheRefillWait() {
         admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rpm", 100)
                 .withSchedule(ScheduleEntry.absolute("* 2-3 * * *", UTC, 5, 1, Duration.ofMinutes(1)))));

@@ -5,6 +5,7 @@ import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.testing.ClockSleeper;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -12,6 +13,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -60,5 +65,34 @@ public abstract class WaitingContract extends StoreContractSupport {
         long waited = slept.stream().mapToLong(Duration::toMillis).sum();
         assertThat(waited).as("re-checked until the abandoned slot expired").isBetween(30_000L, 30_250L);
         lease.close();
+    }
+
+    @Test
+    void aSmallRequestThatFitsNowDoesNotWaitBehindALargeOneThatDoesNot() throws Exception {
+        ClockSleeper sleeper = new ClockSleeper(clock);
+        RateLimiter gated = RateLimiter.builder().store(store).clock(clock).sleeper(sleeper).build();
+        for (int i = 0; i < 6; i++) {
+            limiter.acquire("user-1", "reports", consume("rpm", 1));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CompletableFuture<Lease> large = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "reports").consume("rpm", 5).maxWait(Duration.ofMinutes(2))), pool);
+            assertThat(sleeper.nextSleep()).as("the large request waits some 50 s for its tokens")
+                    .isBetween(Duration.ofSeconds(50), Duration.ofSeconds(51));
+
+            clock.advance(Duration.ofSeconds(10));      // one token back: enough for a small request only
+            Lease small = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest.of("user-1", "reports")
+                    .consume("rpm", 1).maxWait(Duration.ofMinutes(2))), pool).get(30, TimeUnit.SECONDS);
+
+            assertThat(small.statuses()).singleElement().satisfies(s -> assertThat(s.available()).isZero());
+            assertThat(large).isNotDone();
+            clock.advance(Duration.ofSeconds(50));
+            assertThat(large.get(30, TimeUnit.SECONDS).statuses()).singleElement()
+                    .satisfies(s -> assertThat(s.available()).isZero());
+        } finally {
+            clock.advance(Duration.ofHours(1));
+            pool.shutdownNow();
+        }
     }
 }

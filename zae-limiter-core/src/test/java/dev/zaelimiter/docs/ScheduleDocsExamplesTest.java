@@ -319,6 +319,23 @@ class ScheduleDocsExamplesTest {
     }
 
     @Test
+    void retryAfterWindowLowers() {
+        // tag::retryAfterWindowLowers[]
+        MutableClock clock = new MutableClock(Instant.parse("2026-06-15T10:00:00Z"));
+        RateLimiter limiter = RateLimiter.builder().clock(clock).build();
+        limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perHour("rph", 60)        // one a minute
+                .withSchedule(ScheduleEntry.scaled("10-59 10 * * *", ZoneOffset.UTC, 0.5))));  // half from 10:10
+        limiter.acquire("batch-1", "gpt-4", Map.of("rph", 60L)).close();
+
+        RateLimitExceededException e = catchThrowableOfType(RateLimitExceededException.class,
+                () -> limiter.acquire("batch-1", "gpt-4", Map.of("rph", 25L)));
+        assertThat(e.retryAfter()).isEqualTo(Duration.ofMinutes(50));   // not the 25 minutes of the base rate
+        clock.advance(Duration.ofMinutes(50));
+        limiter.acquire("batch-1", "gpt-4", Map.of("rph", 25L)).close();
+        // end::retryAfterWindowLowers[]
+    }
+
+    @Test
     void largerWindowOnly() {
         // tag::largerWindowOnly[]
         MutableClock clock = new MutableClock(Instant.parse("2026-06-15T10:00:00Z"));   // Monday 10:00 UTC
