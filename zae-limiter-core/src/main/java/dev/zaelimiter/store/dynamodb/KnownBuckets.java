@@ -54,12 +54,18 @@ final class KnownBuckets {
 
     /**
      * The state to refuse with, without asking the store, or {@code null} to ask it. Only hard debits that take no
-     * concurrency slot are refused locally: while paused, when the balances last seen do not cover the call; within
-     * {@link #TRUST_MILLIS} of learning them, when they do not cover it even refilled to now.
+     * concurrency slot and touch no scheduled limit are refused locally (a scheduled limit's refill depends on when
+     * the store last wrote the bucket, which a process cannot see): while paused, when the balances last seen do not
+     * cover the call; within {@link #TRUST_MILLIS} of learning them, when they do not cover it even refilled to now.
      */
     static BucketState localRefusal(BucketDebit debit, Known k, BucketState estimate, long now) {
         if (debit.countOnly() || debit.takesSlots() || !BucketItems.hardConsumption(debit)) {
             return null;
+        }
+        for (Limit limit : debit.limits()) {
+            if (!limit.schedule().isEmpty() && debit.amountsMilli().getOrDefault(limit.name(), 0L) != 0) {
+                return null;
+            }
         }
         if (now < k.pausedUntil() && !k.state().admits(debit.limits(), debit.amountsMilli())) {
             return new BucketState(Math.max(now, k.state().lastRefillMillis()), k.state().limits());
