@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
@@ -9,6 +10,8 @@ import dev.zaelimiter.algorithm.LimitState;
 import dev.zaelimiter.store.LevelConfig;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -253,7 +256,60 @@ final class ItemCodec {
         return AttributeValue.fromN(Long.toString(value));
     }
 
+    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+    private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
+
+    /**
+     * The number in {@code value}, rounded down to an integer and saturated to the {@code long} range, as the
+     * in-memory store saturates: DynamoDB's {@code ADD} keeps up to 38 digits, so a balance or counter may be stored
+     * past what a {@code long} holds, and it then reads as {@link Long#MIN_VALUE} or {@link Long#MAX_VALUE}.
+     *
+     * @throws CorruptStateException when {@code value} is missing, not a number attribute, or not a number
+     */
     static long longOf(AttributeValue value) {
-        return Long.parseLong(value.n());
+        String n = value == null ? null : value.n();
+        if (n == null) {
+            throw new CorruptStateException("a numeric attribute holds " + (value == null ? "nothing"
+                    : "a value of another type: " + abbreviate(value.toString())));
+        }
+        if (isShortInteger(n)) {
+            return Long.parseLong(n);
+        }
+        BigDecimal number;
+        try {
+            number = new BigDecimal(n);
+        } catch (NumberFormatException e) {
+            throw new CorruptStateException("a numeric attribute holds '" + abbreviate(n) + "', not a number", e);
+        }
+        if (number.compareTo(LONG_MAX) >= 0) {
+            return Long.MAX_VALUE;
+        }
+        if (number.compareTo(LONG_MIN) <= 0) {
+            return Long.MIN_VALUE;
+        }
+        if (number.abs().compareTo(BigDecimal.ONE) < 0) {
+            return number.signum() < 0 ? -1 : 0;
+        }
+        return number.setScale(0, RoundingMode.FLOOR).longValue();
+    }
+
+    /** Whether {@code n} is an optional minus and 1 to 18 digits: what {@link Long#parseLong} reads without overflow. */
+    private static boolean isShortInteger(String n) {
+        int start = n.startsWith("-") ? 1 : 0;
+        int digits = n.length() - start;
+        if (digits < 1 || digits > 18) {
+            return false;
+        }
+        for (int i = start; i < n.length(); i++) {
+            char c = n.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 64 ? text : text.substring(0, 64) + "... (" + text.length() + " chars)";
     }
 }

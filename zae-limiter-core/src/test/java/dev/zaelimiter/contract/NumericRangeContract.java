@@ -1,0 +1,138 @@
+package dev.zaelimiter.contract;
+
+import dev.zaelimiter.DisabledMode;
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.LimitStatus;
+import dev.zaelimiter.LimitView;
+import dev.zaelimiter.RateLimitExceededException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * Store contract: numbers at the edges of the {@code long} range (SPEC.md §3.11, issue 9 §2). Balances and
+ * consumption counters saturate at {@link Long#MIN_VALUE} and {@link Long#MAX_VALUE} milli-tokens instead of
+ * wrapping; a bucket pushed there keeps answering with normal decisions and sane statuses, on every store alike.
+ */
+public abstract class NumericRangeContract extends StoreContractSupport {
+
+    protected static final String RESOURCE = "api";
+    protected static final String USER = "user-1";
+
+    /** Whole tokens of a balance saturated at {@link Long#MIN_VALUE} milli-tokens, rounded down as statuses are. */
+    protected static final long FLOOR_TOKENS = Math.floorDiv(Long.MIN_VALUE, Limit.MILLI);
+    /** Whole tokens of a counter saturated at {@link Long#MAX_VALUE} milli-tokens. */
+    protected static final long CEILING_TOKENS = Long.MAX_VALUE / Limit.MILLI;
+
+    private static LimitStatus status(List<LimitStatus> statuses, String limit) {
+        return statuses.stream().filter(s -> s.limitName().equals(limit)).findFirst()
+                .orElseThrow(() -> new AssertionError("no status for " + limit + " in " + statuses));
+    }
+
+    private LimitView view(String limit) {
+        return limiter.inspect(USER, RESOURCE).limits().stream().filter(v -> v.name().equals(limit)).findFirst()
+                .orElseThrow();
+    }
+
+    /** Hard rpm 100 per minute and soft tpm 1,000 per minute. */
+    private void hardRpmSoftTpm() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rpm", 100),
+                Limit.perMinute("tpm", 1_000).soft()));
+    }
+
+    // ---- balances and counters past the range
+
+    @Test
+    void aSoftLimitDebitedPastTheRangeSaturatesAndTheBucketKeepsWorking() {
+        hardRpmSoftTpm();
+        for (int i = 0; i < 10; i++) {
+            limiter.acquire(USER, RESOURCE, consume("rpm", 1, "tpm", Limit.MAX_TOKENS)).close();
+        }
+
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("rpm", 1, "tpm", 1));
+        assertThat(lease.overdrawn()).containsExactly("tpm");
+        assertThat(status(lease.statuses(), "tpm")).satisfies(s -> {
+            assertThat(s.available()).isEqualTo(FLOOR_TOKENS);
+            assertThat(s.exceeded()).isFalse();
+            assertThat(s.overdrawn()).isTrue();
+            assertThat(s.retryAfter()).isZero();
+        });
+        assertThat(status(lease.statuses(), "rpm").available()).isEqualTo(89);
+        assertThat(limiter.available(USER, RESOURCE)).containsEntry("rpm", 89L).containsEntry("tpm", FLOOR_TOKENS);
+        assertThat(view("tpm").consumed()).isEqualTo(CEILING_TOKENS);
+        assertThat(view("rpm").consumed()).isEqualTo(11);
+        assertThat(limiter.checkAvailability(USER, RESOURCE, consume("rpm", 1, "tpm", 1)).allowed()).isTrue();
+
+        clock.advance(Duration.ofMinutes(1));
+        Lease later = limiter.acquire(USER, RESOURCE, consume("rpm", 100, "tpm", 1));
+        assertThat(status(later.statuses(), "rpm").available()).isZero();
+        assertThat(status(later.statuses(), "tpm").available()).isBetween(FLOOR_TOKENS, FLOOR_TOKENS + 1_000);
+        assertThatThrownBy(() -> limiter.acquire(USER, RESOURCE, consume("rpm", 1)))
+                .isInstanceOf(RateLimitExceededException.class);
+    }
+
+    @Test
+    void adjustingPastTheRangeSaturatesAndTheLimitRefusesWithASaneStatus() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rpm", 100), Limit.perMinute("tpm", 1_000)));
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("rpm", 1, "tpm", 1));
+        for (int i = 0; i < 12; i++) {
+            lease.adjust("tpm", Limit.MAX_TOKENS);
+        }
+
+        RateLimitExceededException refused = catchThrowableOfType(
+                () -> limiter.acquire(USER, RESOURCE, consume("rpm", 1, "tpm", 1)), RateLimitExceededException.class);
+        assertThat(refused).as("a normal refusal, not a store or parsing error").isNotNull();
+        assertThat(status(refused.statuses(), "tpm")).satisfies(s -> {
+            assertThat(s.exceeded()).isTrue();
+            assertThat(s.available()).isEqualTo(FLOOR_TOKENS);
+            assertThat(s.capacity()).isEqualTo(1_000);
+            assertThat(s.retryAfter()).isPositive();
+        });
+        assertThat(status(refused.statuses(), "rpm").available()).isEqualTo(99);
+        assertThat(refused.retryAfter()).isPositive();
+        assertThat(limiter.available(USER, RESOURCE)).containsEntry("rpm", 99L).containsEntry("tpm", FLOOR_TOKENS);
+        assertThat(view("tpm").consumed()).isEqualTo(CEILING_TOKENS);
+
+        Lease rpmOnly = limiter.acquire(USER, RESOURCE, consume("rpm", 1));
+        assertThat(status(rpmOnly.statuses(), "rpm").available()).isEqualTo(98);
+        assertThat(limiter.checkAvailability(USER, RESOURCE, consume("tpm", 1)).allowed()).isFalse();
+    }
+
+    @Test
+    void givingBackFromASaturatedBalanceStartsFromTheFloor() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("tpm", 1_000)));
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("tpm", 1));
+        for (int i = 0; i < 12; i++) {
+            lease.adjust("tpm", Limit.MAX_TOKENS);
+        }
+        assertThat(limiter.available(USER, RESOURCE)).containsEntry("tpm", FLOOR_TOKENS);
+
+        lease.adjust("tpm", -Limit.MAX_TOKENS);
+
+        assertThat(limiter.available(USER, RESOURCE)).as("the debt past the range is not kept: saturated balances"
+                + " climb from the floor on every store").containsEntry("tpm", FLOOR_TOKENS + Limit.MAX_TOKENS);
+    }
+
+    @Test
+    void consumptionCountersOfABypassedEntitySaturate() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rpm", 100)));
+        admin.setEntityDisabled(USER, RESOURCE, DisabledMode.BYPASS);
+        for (int i = 0; i < 10; i++) {
+            assertThat(limiter.acquire(USER, RESOURCE, consume("rpm", Limit.MAX_TOKENS)).bypassed()).isTrue();
+        }
+        assertThat(view("rpm").consumed()).isEqualTo(CEILING_TOKENS);
+        assertThat(view("rpm").available()).isEqualTo(100);
+
+        admin.clearEntityDisabled(USER, RESOURCE);
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("rpm", 1));
+        assertThat(lease.statuses()).singleElement().satisfies(s -> assertThat(s.available()).isEqualTo(99));
+        assertThat(view("rpm").consumed()).isEqualTo(CEILING_TOKENS);
+    }
+}
