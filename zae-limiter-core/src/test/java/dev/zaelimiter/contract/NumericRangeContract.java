@@ -1,11 +1,13 @@
 package dev.zaelimiter.contract;
 
+import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.LimitStatus;
 import dev.zaelimiter.LimitView;
 import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.ValidationException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -20,6 +22,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * Store contract: numbers at the edges of the {@code long} range (SPEC.md §3.11, issue 9 §2). Balances and
  * consumption counters saturate at {@link Long#MIN_VALUE} and {@link Long#MAX_VALUE} milli-tokens instead of
  * wrapping; a bucket pushed there keeps answering with normal decisions and sane statuses, on every store alike.
+ * Amounts that cannot be represented are refused with a {@link ValidationException} before anything is written.
  */
 public abstract class NumericRangeContract extends StoreContractSupport {
 
@@ -121,6 +124,22 @@ public abstract class NumericRangeContract extends StoreContractSupport {
     }
 
     @Test
+    void aRollbackAfterAdjustmentsPastTheRangeNeverTakesMore() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("tpm", 1_000)));
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("tpm", 1));
+        for (int i = 0; i < 12; i++) {
+            lease.adjust("tpm", Limit.MAX_TOKENS);
+        }
+        long before = limiter.available(USER, RESOURCE).get("tpm");
+        long consumedBefore = view("tpm").consumed();
+
+        lease.rollback();
+
+        assertThat(limiter.available(USER, RESOURCE).get("tpm")).as("a rollback gives back").isGreaterThan(before);
+        assertThat(view("tpm").consumed()).isLessThan(consumedBefore);
+    }
+
+    @Test
     void consumptionCountersOfABypassedEntitySaturate() {
         admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rpm", 100)));
         admin.setEntityDisabled(USER, RESOURCE, DisabledMode.BYPASS);
@@ -134,5 +153,74 @@ public abstract class NumericRangeContract extends StoreContractSupport {
         Lease lease = limiter.acquire(USER, RESOURCE, consume("rpm", 1));
         assertThat(lease.statuses()).singleElement().satisfies(s -> assertThat(s.available()).isEqualTo(99));
         assertThat(view("rpm").consumed()).isEqualTo(CEILING_TOKENS);
+    }
+
+    // ---- amounts that cannot be represented
+
+    @Test
+    void adjustByLongMinValueIsRefusedAndWritesNothing() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("tpm", 1_000)));
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("tpm", 10));
+
+        for (long amount : new long[] {Long.MIN_VALUE, Long.MAX_VALUE, -Limit.MAX_TOKENS - 1, Limit.MAX_TOKENS + 1}) {
+            assertThatThrownBy(() -> lease.adjust("tpm", amount))
+                    .isInstanceOfSatisfying(ValidationException.class, e -> {
+                        assertThat(e.field()).isEqualTo("amount");
+                        assertThat(e.value()).isEqualTo(amount);
+                    });
+        }
+
+        assertThat(limiter.available(USER, RESOURCE)).containsEntry("tpm", 990L);
+        assertThat(view("tpm").consumed()).isEqualTo(10);
+        lease.rollback();
+        assertThat(limiter.available(USER, RESOURCE)).as("the refused adjustments are not part of the lease")
+                .containsEntry("tpm", 1_000L);
+        assertThat(view("tpm").consumed()).isZero();
+    }
+
+    @Test
+    void adjustByTheLargestAmountEitherWayIsAccepted() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("tpm", 1_000)));
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("tpm", 10));
+        lease.adjust("tpm", -Limit.MAX_TOKENS);
+        assertThat(limiter.available(USER, RESOURCE)).containsEntry("tpm", 1_000L);
+        lease.adjust("tpm", Limit.MAX_TOKENS);
+        assertThat(limiter.available(USER, RESOURCE)).containsEntry("tpm", 1_000L - Limit.MAX_TOKENS);
+    }
+
+    @Test
+    void targetsWhoseAmountsForOneBucketAddUpPastTheLargestAmountAreRefusedAndWriteNothing() {
+        hardRpmSoftTpm();
+        AcquireRequest request = AcquireRequest.of(USER, RESOURCE).consume("tpm", Limit.MAX_TOKENS);
+        for (int i = 0; i < 9; i++) {
+            request = request.also(USER, RESOURCE, consume("tpm", Limit.MAX_TOKENS));
+        }
+        AcquireRequest tooMuch = request;
+
+        assertThatThrownBy(() -> limiter.acquire(tooMuch))
+                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("consume.tpm"));
+        assertThat(limiter.available(USER, RESOURCE)).containsEntry("tpm", 1_000L);
+        assertThat(view("tpm").consumed()).isZero();
+    }
+
+    @Test
+    void pausesThatCannotBeRepresentedAreRefusedAndWriteNothing() {
+        hardRpmSoftTpm();
+        assertThatThrownBy(() -> limiter.pause(RESOURCE, Duration.ofSeconds(Long.MAX_VALUE)))
+                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("duration"));
+        assertThatThrownBy(() -> limiter.pauseFromRetryAfter(RESOURCE, null, "99999999999999999999"))
+                .isInstanceOfSatisfying(ValidationException.class,
+                        e -> assertThat(e.field()).isEqualTo("retryAfter"));
+        assertThatThrownBy(() -> limiter.pauseFromRetryAfter(RESOURCE, USER, String.valueOf(Long.MAX_VALUE)))
+                .isInstanceOf(ValidationException.class);
+        assertThat(limiter.inspect(USER, RESOURCE).pausedUntil()).isNull();
+        limiter.acquire(USER, RESOURCE, consume("rpm", 1)).close();
+    }
+
+    @Test
+    void aMaxWaitThatCannotBeRepresentedIsRefused() {
+        hardRpmSoftTpm();
+        assertThatThrownBy(() -> AcquireRequest.of(USER, RESOURCE).maxWait(Duration.ofSeconds(Long.MAX_VALUE)))
+                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("maxWait"));
     }
 }
