@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.EntityExistsException;
@@ -188,8 +189,20 @@ public final class DynamoDbStore implements LimiterStore {
                 keys.config(ConfigScope.entity(entityId, DEFAULT_RESOURCE)),
                 keys.config(ConfigScope.resource(resource)),
                 keys.config(ConfigScope.system()))));
-        return new ConfigSnapshot(ItemCodec.entity(items.get(0)), ItemCodec.level(items.get(1)),
-                ItemCodec.level(items.get(2)), ItemCodec.level(items.get(3)), ItemCodec.level(items.get(4)));
+        try {
+            return new ConfigSnapshot(ItemCodec.entity(items.get(0)), ItemCodec.level(items.get(1)),
+                    ItemCodec.level(items.get(2)), ItemCodec.level(items.get(3)), ItemCodec.level(items.get(4)));
+        } catch (RuntimeException e) {
+            // find the item that cannot be read, to name it
+            decode("the entity record of " + entityId, () -> ItemCodec.entity(items.get(0)));
+            decode("the configuration level " + ConfigScope.entity(entityId, resource),
+                    () -> ItemCodec.level(items.get(1)));
+            decode("the configuration level " + ConfigScope.entity(entityId, DEFAULT_RESOURCE),
+                    () -> ItemCodec.level(items.get(2)));
+            decode("the configuration level " + ConfigScope.resource(resource), () -> ItemCodec.level(items.get(3)));
+            decode("the configuration level " + ConfigScope.system(), () -> ItemCodec.level(items.get(4)));
+            throw e;
+        }
     }
 
     private Map<Map<String, AttributeValue>, Map<String, AttributeValue>> batchGet(
@@ -208,7 +221,8 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public LevelConfig getLevel(ConfigScope scope) {
-        return ItemCodec.level(getItem(keys.config(scope)));
+        Map<String, AttributeValue> item = getItem(keys.config(scope));
+        return decode("the configuration level " + scope, () -> ItemCodec.level(item));
     }
 
     @Override
@@ -263,7 +277,8 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public Optional<Entity> getEntity(String entityId) {
-        return Optional.ofNullable(ItemCodec.entity(getItem(keys.entity(entityId))));
+        Map<String, AttributeValue> item = getItem(keys.entity(entityId));
+        return Optional.ofNullable(decode("the entity record of " + entityId, () -> ItemCodec.entity(item)));
     }
 
     @Override
@@ -314,7 +329,7 @@ public final class DynamoDbStore implements LimiterStore {
                 .keyConditionExpression("GSI1PK = :p")
                 .expressionAttributeValues(Map.of(":p", AttributeValue.fromS(keys.parentIndexPk(parentId))))
                 .build());
-        return items.stream().map(ItemCodec::entity)
+        return items.stream().map(item -> decode("a child record of " + parentId, () -> ItemCodec.entity(item)))
                 .filter(e -> parentId.equals(e.parentId()))
                 .sorted(Comparator.comparing(Entity::id))
                 .toList();
@@ -346,26 +361,26 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
-        return call("acquire", () -> debits.size() == 1
+        return onBuckets(debits, () -> call("acquire", () -> debits.size() == 1
                 ? buckets.acquire(debits.get(0), now)
                 : cascadeWrite == CascadeWrite.TRANSACTIONAL
                         ? buckets.acquireTransactionally(debits, now)
-                        : buckets.acquireCompensating(debits, now));
+                        : buckets.acquireCompensating(debits, now)));
     }
 
     @Override
     public void apply(List<BucketDebit> debits, long now) {
-        call("adjust", () -> {
+        onBuckets(debits, () -> call("adjust", () -> {
             for (BucketDebit debit : debits) {
                 buckets.apply(debit, now);
             }
             return null;
-        });
+        }));
     }
 
     @Override
     public boolean renew(List<BucketDebit> debits, long now) {
-        return call("renew slots", () -> buckets.renew(debits, now));
+        return onBuckets(debits, () -> call("renew slots", () -> buckets.renew(debits, now)));
     }
 
     @Override
@@ -375,13 +390,13 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
-        return call("read buckets", () -> {
+        return onBuckets(debits, () -> call("read buckets", () -> {
             List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
             for (BucketDebit debit : debits) {
                 snapshots.add(new BucketSnapshot(debit.key(), buckets.read(debit, now)));
             }
             return snapshots;
-        });
+        }));
     }
 
     @Override
@@ -400,6 +415,37 @@ public final class DynamoDbStore implements LimiterStore {
             throw e;
         } catch (SdkException e) {
             throw unavailable(what, e);
+        }
+    }
+
+    /**
+     * Runs an operation on the buckets of {@code debits}; a bucket item it cannot read (a value of the wrong type, a
+     * number that is not one) becomes a {@link CorruptStateException} that names the buckets and the remedy.
+     */
+    private <T> T onBuckets(List<BucketDebit> debits, Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (CorruptStateException e) {
+            List<String> names = debits.stream().map(d -> d.key().entityId() + " on " + d.key().resource()).toList();
+            throw new CorruptStateException("DynamoDB table " + table + " holds a bucket item it cannot read ("
+                    + (names.size() == 1 ? names.get(0) : "one of " + names) + "): " + e.getMessage()
+                    + "; nothing was written over it. Reset the bucket (RateLimiterAdmin.resetBucket or the"
+                    + " ratelimits actuator endpoint) to repair it", e);
+        }
+    }
+
+    /**
+     * Decodes an item read from the table. Whatever goes wrong there (a missing attribute, a value of the wrong type,
+     * a stored limit that no longer validates) is a {@link CorruptStateException} naming {@code what}, never a raw
+     * runtime exception.
+     */
+    private <T> T decode(String what, Supplier<T> decoding) {
+        try {
+            return decoding.get();
+        } catch (RuntimeException e) {
+            throw new CorruptStateException("DynamoDB table " + table + " holds " + what + " in a form it cannot read ("
+                    + e.getMessage() + "); nothing was written over it. Write it again through RateLimiterAdmin to"
+                    + " repair it", e);
         }
     }
 
