@@ -35,6 +35,15 @@ public final class Limit {
     /** The largest capacity or refill amount, in tokens. Balances are kept in milli-tokens in a {@code long}. */
     public static final long MAX_TOKENS = 1_000_000_000_000_000L;
 
+    /**
+     * The most limits one configuration level (or one call's override) holds, so that a configuration item and a
+     * bucket item stay far below DynamoDB's 400 KB per item.
+     */
+    public static final int MAX_LIMITS_PER_LEVEL = 32;
+
+    /** The most schedule entries one limit holds, for the same reason. */
+    public static final int MAX_SCHEDULE_ENTRIES = 16;
+
     /** Milli-tokens per token: all internal arithmetic is in milli-tokens. */
     public static final long MILLI = 1000L;
 
@@ -88,6 +97,10 @@ public final class Limit {
         this.capacity = tokens(name, "capacity", capacity, false);
         this.refillAmount = tokens(name, "refillAmount", refillAmount, true);
         this.soft = soft;
+        if (schedule.size() > MAX_SCHEDULE_ENTRIES) {
+            throw new ValidationException("limit " + name + " schedule", schedule.size() + " entries",
+                    "a limit holds at most " + MAX_SCHEDULE_ENTRIES + " schedule entries");
+        }
         this.schedule = List.copyOf(schedule);
         this.resetSchedule = resetSchedule;
         this.resetZone = resetZone;
@@ -258,8 +271,8 @@ public final class Limit {
     }
 
     /**
-     * Checks a list of limits meant for one configuration level (or one call): not empty, no nulls, each name once,
-     * and every scheduled limit in one time zone.
+     * Checks a list of limits meant for one configuration level (or one call): not empty, at most
+     * {@value #MAX_LIMITS_PER_LEVEL} limits, no nulls, each name once, and every scheduled limit in one time zone.
      *
      * @return an immutable copy
      * @throws ValidationException naming {@code field} and the rule broken
@@ -267,6 +280,10 @@ public final class Limit {
     public static List<Limit> validateLevel(String field, List<Limit> limits) {
         if (limits == null || limits.isEmpty()) {
             throw new ValidationException(field, limits, "at least one limit is required");
+        }
+        if (limits.size() > MAX_LIMITS_PER_LEVEL) {
+            throw new ValidationException(field, limits.size() + " limits", "a configuration level holds at most "
+                    + MAX_LIMITS_PER_LEVEL + " limits");
         }
         Set<String> names = new HashSet<>();
         ZoneId zone = null;
