@@ -50,6 +50,8 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static dev.zaelimiter.Identifiers.DEFAULT_RESOURCE;
 
@@ -93,7 +95,7 @@ public final class DynamoDbStore implements LimiterStore {
 
     private DynamoDbStore(Builder builder) {
         this.client = Objects.requireNonNull(builder.client, "client");
-        this.table = Objects.requireNonNull(builder.table, "table");
+        this.table = tableName(builder.table);
         this.keys = new Keys(builder.namespace);
         this.clock = builder.clock;
         if (builder.stampTtl.compareTo(MIN_STAMP_TTL) < 0) {
@@ -114,6 +116,24 @@ public final class DynamoDbStore implements LimiterStore {
         return new Builder();
     }
 
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
+    private static final Pattern TABLE_ARN = Pattern.compile("arn:[a-z0-9-]+:dynamodb:[a-z0-9-]+:[0-9]{12}:table/(.*)");
+
+    /**
+     * A table name as DynamoDB accepts it: 3 to 255 letters, digits and {@code _ . -}; or the ARN of such a table
+     * (for a table of another account).
+     */
+    private static String tableName(String table) {
+        Objects.requireNonNull(table, "table");
+        Matcher arn = TABLE_ARN.matcher(table);
+        String name = arn.matches() ? arn.group(1) : table;
+        if (!TABLE_NAME.matcher(name).matches()) {
+            throw new ValidationException("table", table, "a DynamoDB table name is 3 to 255 letters, digits and"
+                    + " _ . - (or the ARN of such a table)");
+        }
+        return table;
+    }
+
     public String table() {
         return table;
     }
@@ -127,6 +147,26 @@ public final class DynamoDbStore implements LimiterStore {
     }
 
     // ---- table
+
+    /**
+     * Whether the table exists, asked with one read of an item the store uses anyway (so it needs no permission
+     * beyond the store's own). A process that starts without creating the table should ask, and refuse to start when
+     * the answer is no: every call would otherwise fail ({@code BLOCK}) or be admitted unrecorded ({@code ALLOW})
+     * until someone noticed.
+     *
+     * @throws StoreUnavailableException when DynamoDB cannot be asked
+     */
+    public boolean tableExists() {
+        try {
+            client.getItem(b -> b.tableName(table).key(keys.config(ConfigScope.system()))
+                    .projectionExpression(Keys.PK));
+            return true;
+        } catch (ResourceNotFoundException missing) {
+            return false;
+        } catch (SdkException e) {
+            throw unavailable("check table " + table, e);
+        }
+    }
 
     /**
      * Creates the table (on-demand billing, string {@code PK}/{@code SK}, index {@code GSI1} for children) when it
@@ -472,7 +512,10 @@ public final class DynamoDbStore implements LimiterStore {
             return this;
         }
 
-        /** The table name; {@code zae-limiter} when not set. */
+        /**
+         * The table name (3 to 255 letters, digits and {@code _ . -}, checked by {@link #build()}), or the ARN of
+         * such a table; {@code zae-limiter} when not set.
+         */
         public Builder table(String table) {
             this.table = Objects.requireNonNull(table, "table");
             return this;
@@ -505,6 +548,11 @@ public final class DynamoDbStore implements LimiterStore {
             return this;
         }
 
+        /**
+         * The store; nothing is sent to DynamoDB yet.
+         *
+         * @throws ValidationException when the table name, namespace or stamp TTL breaks its rule
+         */
         public DynamoDbStore build() {
             return new DynamoDbStore(this);
         }
