@@ -44,6 +44,12 @@ public final class Limit {
     /** The most schedule entries one limit holds, for the same reason. */
     public static final int MAX_SCHEDULE_ENTRIES = 16;
 
+    /**
+     * The longest refill period, session length ({@code resetAfter}) or lease timeout: 36,600 days (about a
+     * century), so that adding one to any instant never leaves the epoch-millisecond range.
+     */
+    public static final Duration MAX_PERIOD = Duration.ofDays(36_600);
+
     /** Milli-tokens per token: all internal arithmetic is in milli-tokens. */
     public static final long MILLI = 1000L;
 
@@ -107,16 +113,12 @@ public final class Limit {
         this.resetAfter = resetAfter;
         boolean drips = refillAmount > 0;
         boolean resets = resetSchedule != null || resetAfter != null || leaseTimeout != null;
-        if (leaseTimeout != null && (leaseTimeout.isNegative() || leaseTimeout.toMillis() < 1)) {
-            throw new ValidationException("limit " + name + " leaseTimeout", leaseTimeout,
-                    "the lease timeout must be at least one millisecond");
+        if (leaseTimeout != null) {
+            checkPeriod("limit " + name + " leaseTimeout", leaseTimeout, "the lease timeout");
         }
         if (drips) {
             Objects.requireNonNull(refillPeriod, "refillPeriod");
-            if (refillPeriod.isNegative() || refillPeriod.toMillis() < 1) {
-                throw new ValidationException("limit " + name + " refillPeriod", refillPeriod,
-                        "the refill period must be at least one millisecond");
-            }
+            checkPeriod("limit " + name + " refillPeriod", refillPeriod, "the refill period");
         }
         this.refillPeriod = drips ? refillPeriod : null;
         if (drips && resets) {
@@ -127,9 +129,8 @@ public final class Limit {
             throw new ValidationException("limit " + name + " refillAmount", refillAmount, "a limit with no refill"
                     + " and no reset could never recover; give it a refill amount, or make it a quota");
         }
-        if (resetAfter != null && (resetAfter.isNegative() || resetAfter.toMillis() < 1)) {
-            throw new ValidationException("limit " + name + " resetAfter", resetAfter,
-                    "the session length must be at least one millisecond");
+        if (resetAfter != null) {
+            checkPeriod("limit " + name + " resetAfter", resetAfter, "the session length");
         }
         if (resetSchedule != null && resetSchedule.nextEdge(Instant.EPOCH, resetZone).isEmpty()) {
             throw new ValidationException("limit " + name + " reset schedule", resetSchedule.expression(),
@@ -158,6 +159,17 @@ public final class Limit {
                         "every schedule entry and reset of one limit uses the same time zone (" + zone.getId()
                                 + " here)");
             }
+        }
+    }
+
+    /**
+     * Checks a refill period, session length or lease timeout: at least one millisecond and at most
+     * {@link #MAX_PERIOD}, so that every instant computed from it stays far inside the epoch-millisecond range.
+     */
+    static void checkPeriod(String field, Duration period, String what) {
+        if (period.isNegative() || period.compareTo(MAX_PERIOD) > 0 || period.toMillis() < 1) {
+            throw new ValidationException(field, period, what + " must be at least one millisecond and at most "
+                    + MAX_PERIOD.toDays() + " days");
         }
     }
 

@@ -7,10 +7,12 @@ import dev.zaelimiter.Limit;
 import dev.zaelimiter.LimitStatus;
 import dev.zaelimiter.LimitView;
 import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.ScheduleEntry;
 import dev.zaelimiter.ValidationException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 
@@ -222,5 +224,45 @@ public abstract class NumericRangeContract extends StoreContractSupport {
         hardRpmSoftTpm();
         assertThatThrownBy(() -> AcquireRequest.of(USER, RESOURCE).maxWait(Duration.ofSeconds(Long.MAX_VALUE)))
                 .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("maxWait"));
+    }
+
+    @Test
+    void periodsPastTheLongestAreRefused() {
+        for (Duration period : new Duration[] {Duration.ofSeconds(Long.MAX_VALUE), Duration.ofMillis(Long.MAX_VALUE),
+                Limit.MAX_PERIOD.plusMillis(1)}) {
+            assertThatThrownBy(() -> Limit.custom("rpm", 1, 1, period))
+                    .isInstanceOfSatisfying(ValidationException.class,
+                            e -> assertThat(e.field()).isEqualTo("limit rpm refillPeriod"));
+            assertThatThrownBy(() -> Limit.sessionQuota("session", 1, period))
+                    .isInstanceOfSatisfying(ValidationException.class,
+                            e -> assertThat(e.field()).isEqualTo("limit session resetAfter"));
+            assertThatThrownBy(() -> Limit.concurrency("inflight", 1, period))
+                    .isInstanceOfSatisfying(ValidationException.class,
+                            e -> assertThat(e.field()).isEqualTo("limit inflight leaseTimeout"));
+            assertThatThrownBy(() -> ScheduleEntry.absolute("* * * * *", ZoneOffset.UTC, 1, 1, period))
+                    .isInstanceOf(ValidationException.class);
+        }
+    }
+
+    @Test
+    void theLongestPeriodsWork() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.concurrency("inflight", 1, Limit.MAX_PERIOD),
+                Limit.sessionQuota("session", 2, Limit.MAX_PERIOD), Limit.custom("slow", 1, 1, Limit.MAX_PERIOD)));
+
+        Lease lease = limiter.acquire(USER, RESOURCE, consume("session", 1, "slow", 1));
+        assertThatThrownBy(() -> limiter.acquire(USER, RESOURCE, consume("session", 1)))
+                .as("the slot is held: its expiry did not wrap").isInstanceOf(RateLimitExceededException.class);
+        assertThat(lease.extend()).isTrue();
+        lease.close();
+
+        clock.advance(Duration.ofDays(365));
+        Lease second = limiter.acquire(USER, RESOURCE, consume("session", 1));
+        assertThat(status(second.statuses(), "session").available()).isZero();
+        assertThat(status(second.statuses(), "slow").available()).isZero();
+        second.close();
+        RateLimitExceededException refused = catchThrowableOfType(
+                () -> limiter.acquire(USER, RESOURCE, consume("session", 1)), RateLimitExceededException.class);
+        assertThat(refused).isNotNull();
+        assertThat(refused.retryAfter()).isPositive().isLessThanOrEqualTo(Limit.MAX_PERIOD);
     }
 }
