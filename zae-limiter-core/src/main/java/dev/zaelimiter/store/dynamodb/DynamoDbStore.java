@@ -117,7 +117,8 @@ public final class DynamoDbStore implements LimiterStore {
     }
 
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
-    private static final Pattern TABLE_ARN = Pattern.compile("arn:[a-z0-9-]+:dynamodb:[a-z0-9-]+:[0-9]{12}:table/(.*)");
+    private static final Pattern TABLE_ARN =
+            Pattern.compile("arn:[a-z0-9-]+:dynamodb:[a-z0-9-]+:[0-9]{12}:table/(.*)");
 
     /**
      * A table name as DynamoDB accepts it: 3 to 255 letters, digits and {@code _ . -}; or the ARN of such a table

@@ -293,7 +293,7 @@ final class ItemCodec {
         return number.setScale(0, RoundingMode.FLOOR).longValue();
     }
 
-    /** Whether {@code n} is an optional minus and 1 to 18 digits: what {@link Long#parseLong} reads without overflow. */
+    /** Whether {@code n} is an optional minus and 1 to 18 digits, which {@link Long#parseLong} reads exactly. */
     private static boolean isShortInteger(String n) {
         int start = n.startsWith("-") ? 1 : 0;
         int digits = n.length() - start;
