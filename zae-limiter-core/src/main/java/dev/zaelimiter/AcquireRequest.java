@@ -63,6 +63,12 @@ public final class AcquireRequest {
         if (maxWait.isNegative()) {
             throw new ValidationException("maxWait", maxWait, "a wait cannot be negative");
         }
+        try {
+            maxWait.toMillis();
+        } catch (ArithmeticException e) {
+            throw new ValidationException("maxWait", maxWait, "a wait is at most " + Long.MAX_VALUE
+                    + " milliseconds");
+        }
         return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority);
     }
 

@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.algorithm.BucketMath;
 import dev.zaelimiter.resolution.Resolution;
 import dev.zaelimiter.store.BucketDebit;
 import org.slf4j.Logger;
@@ -56,7 +57,7 @@ final class DefaultLease implements Lease {
             throw new ValidationException("limitName", limitName, "a concurrency limit takes one slot per lease;"
                     + " it cannot be adjusted");
         }
-        if (Math.abs(amount) > Limit.MAX_TOKENS) {
+        if (amount > Limit.MAX_TOKENS || amount < -Limit.MAX_TOKENS) {
             throw new ValidationException("amount", amount, "an adjustment is at most " + Limit.MAX_TOKENS
                     + " tokens either way");
         }
@@ -75,7 +76,7 @@ final class DefaultLease implements Lease {
         }
         if (write(changes, "adjust")) {
             for (int i : touched) {
-                takenMilli.get(i).merge(limitName, deltaMilli, Long::sum);
+                takenMilli.get(i).merge(limitName, deltaMilli, BucketMath::saturatedAdd);
             }
         }
     }

@@ -7,7 +7,7 @@ import java.util.Optional;
  * apply to any id); a record is what gives it a name, a parent and the cascade flag.
  *
  * @param id       the entity id
- * @param name     a display name, or {@code null}
+ * @param name     a display name of at most {@value Identifiers#MAX_DISPLAY_NAME} characters, or {@code null}
  * @param parentId the parent's id, or {@code null} for a root entity
  * @param cascade  whether acquires also spend the parent's limits, unless a per-resource policy says otherwise
  */
@@ -15,6 +15,7 @@ public record Entity(String id, String name, String parentId, boolean cascade) {
 
     public Entity {
         Identifiers.entityId("entityId", id);
+        Identifiers.displayName("name", name);
         if (parentId != null) {
             Identifiers.entityId("parentId", parentId);
             if (parentId.equals(id)) {

@@ -13,6 +13,12 @@ public final class Identifiers {
     static final int MAX_NAME = 64;
     static final int MAX_RESOURCE = 256;
 
+    /**
+     * The longest display name of an entity, in characters (UTF-16 code units). A DynamoDB item holds at most
+     * 400 KB; a name this long takes at most 3 KB of it.
+     */
+    public static final int MAX_DISPLAY_NAME = 1024;
+
     private Identifiers() {
     }
 
@@ -32,6 +38,31 @@ public final class Identifiers {
             if (!isAsciiLetterOrDigit(c) && c != '_' && c != '.' && c != '-' && c != ':' && c != '@') {
                 throw new ValidationException(field, value,
                         "an entity id may contain only letters, digits and _ . - : @ (found '" + c + "')");
+            }
+        }
+        return value;
+    }
+
+    /**
+     * A display name: any text of at most {@link #MAX_DISPLAY_NAME} characters, without unpaired surrogates (they
+     * cannot be stored as UTF-8). {@code null} means no name.
+     */
+    public static String displayName(String field, String value) {
+        if (value == null) {
+            return null;
+        }
+        if (value.length() > MAX_DISPLAY_NAME) {
+            throw new ValidationException(field, value, "a display name is at most " + MAX_DISPLAY_NAME
+                    + " characters (it has " + value.length() + ")");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new ValidationException(field, value, "a display name cannot hold an unpaired surrogate"
+                        + " (at index " + i + "); it would not survive UTF-8");
             }
         }
         return value;

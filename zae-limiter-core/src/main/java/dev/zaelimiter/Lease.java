@@ -14,7 +14,10 @@ public interface Lease extends AutoCloseable {
     /**
      * Consumes {@code amount} more tokens of {@code limitName} (or gives them back, when negative) on the first
      * target's buckets (its entity, and its parent when the call cascaded) that have this limit. Never rejected; may
-     * put a balance into debt.
+     * put a balance into debt (balances saturate at {@link Long#MIN_VALUE} milli-tokens instead of wrapping).
+     *
+     * @throws ValidationException when {@code amount} lies outside {@code -Limit.MAX_TOKENS..Limit.MAX_TOKENS};
+     *                             nothing is written
      */
     void adjust(String limitName, long amount);
 

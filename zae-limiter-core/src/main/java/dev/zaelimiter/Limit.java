@@ -35,6 +35,21 @@ public final class Limit {
     /** The largest capacity or refill amount, in tokens. Balances are kept in milli-tokens in a {@code long}. */
     public static final long MAX_TOKENS = 1_000_000_000_000_000L;
 
+    /**
+     * The most limits one configuration level (or one call's override) holds, so that a configuration item and a
+     * bucket item stay far below DynamoDB's 400 KB per item.
+     */
+    public static final int MAX_LIMITS_PER_LEVEL = 32;
+
+    /** The most schedule entries one limit holds, for the same reason. */
+    public static final int MAX_SCHEDULE_ENTRIES = 16;
+
+    /**
+     * The longest refill period, session length ({@code resetAfter}) or lease timeout: 36,600 days (about a
+     * century), so that adding one to any instant never leaves the epoch-millisecond range.
+     */
+    public static final Duration MAX_PERIOD = Duration.ofDays(36_600);
+
     /** Milli-tokens per token: all internal arithmetic is in milli-tokens. */
     public static final long MILLI = 1000L;
 
@@ -88,22 +103,22 @@ public final class Limit {
         this.capacity = tokens(name, "capacity", capacity, false);
         this.refillAmount = tokens(name, "refillAmount", refillAmount, true);
         this.soft = soft;
+        if (schedule.size() > MAX_SCHEDULE_ENTRIES) {
+            throw new ValidationException("limit " + name + " schedule", schedule.size() + " entries",
+                    "a limit holds at most " + MAX_SCHEDULE_ENTRIES + " schedule entries");
+        }
         this.schedule = List.copyOf(schedule);
         this.resetSchedule = resetSchedule;
         this.resetZone = resetZone;
         this.resetAfter = resetAfter;
         boolean drips = refillAmount > 0;
         boolean resets = resetSchedule != null || resetAfter != null || leaseTimeout != null;
-        if (leaseTimeout != null && (leaseTimeout.isNegative() || leaseTimeout.toMillis() < 1)) {
-            throw new ValidationException("limit " + name + " leaseTimeout", leaseTimeout,
-                    "the lease timeout must be at least one millisecond");
+        if (leaseTimeout != null) {
+            checkPeriod("limit " + name + " leaseTimeout", leaseTimeout, "the lease timeout");
         }
         if (drips) {
             Objects.requireNonNull(refillPeriod, "refillPeriod");
-            if (refillPeriod.isNegative() || refillPeriod.toMillis() < 1) {
-                throw new ValidationException("limit " + name + " refillPeriod", refillPeriod,
-                        "the refill period must be at least one millisecond");
-            }
+            checkPeriod("limit " + name + " refillPeriod", refillPeriod, "the refill period");
         }
         this.refillPeriod = drips ? refillPeriod : null;
         if (drips && resets) {
@@ -114,9 +129,8 @@ public final class Limit {
             throw new ValidationException("limit " + name + " refillAmount", refillAmount, "a limit with no refill"
                     + " and no reset could never recover; give it a refill amount, or make it a quota");
         }
-        if (resetAfter != null && (resetAfter.isNegative() || resetAfter.toMillis() < 1)) {
-            throw new ValidationException("limit " + name + " resetAfter", resetAfter,
-                    "the session length must be at least one millisecond");
+        if (resetAfter != null) {
+            checkPeriod("limit " + name + " resetAfter", resetAfter, "the session length");
         }
         if (resetSchedule != null && resetSchedule.nextEdge(Instant.EPOCH, resetZone).isEmpty()) {
             throw new ValidationException("limit " + name + " reset schedule", resetSchedule.expression(),
@@ -145,6 +159,17 @@ public final class Limit {
                         "every schedule entry and reset of one limit uses the same time zone (" + zone.getId()
                                 + " here)");
             }
+        }
+    }
+
+    /**
+     * Checks a refill period, session length or lease timeout: at least one millisecond and at most
+     * {@link #MAX_PERIOD}, so that every instant computed from it stays far inside the epoch-millisecond range.
+     */
+    static void checkPeriod(String field, Duration period, String what) {
+        if (period.isNegative() || period.compareTo(MAX_PERIOD) > 0 || period.toMillis() < 1) {
+            throw new ValidationException(field, period, what + " must be at least one millisecond and at most "
+                    + MAX_PERIOD.toDays() + " days");
         }
     }
 
@@ -258,8 +283,8 @@ public final class Limit {
     }
 
     /**
-     * Checks a list of limits meant for one configuration level (or one call): not empty, no nulls, each name once,
-     * and every scheduled limit in one time zone.
+     * Checks a list of limits meant for one configuration level (or one call): not empty, at most
+     * {@value #MAX_LIMITS_PER_LEVEL} limits, no nulls, each name once, and every scheduled limit in one time zone.
      *
      * @return an immutable copy
      * @throws ValidationException naming {@code field} and the rule broken
@@ -267,6 +292,10 @@ public final class Limit {
     public static List<Limit> validateLevel(String field, List<Limit> limits) {
         if (limits == null || limits.isEmpty()) {
             throw new ValidationException(field, limits, "at least one limit is required");
+        }
+        if (limits.size() > MAX_LIMITS_PER_LEVEL) {
+            throw new ValidationException(field, limits.size() + " limits", "a configuration level holds at most "
+                    + MAX_LIMITS_PER_LEVEL + " limits");
         }
         Set<String> names = new HashSet<>();
         ZoneId zone = null;

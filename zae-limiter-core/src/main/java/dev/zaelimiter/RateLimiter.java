@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.algorithm.BucketMath;
 import dev.zaelimiter.algorithm.BucketState;
 import dev.zaelimiter.resolution.ConfigResolver;
 import dev.zaelimiter.resolution.Resolution;
@@ -15,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
@@ -308,15 +310,27 @@ public final class RateLimiter {
         if (duration == null || duration.isNegative() || duration.isZero()) {
             throw new ValidationException("duration", duration, "a pause lasts more than zero");
         }
-        Instant until = clock.instant().plus(duration);
+        Instant until;
+        try {
+            until = clock.instant().plus(duration);
+            until.toEpochMilli();
+        } catch (ArithmeticException | DateTimeException e) {
+            throw new ValidationException("duration", duration, "a pause must end at an instant that epoch"
+                    + " milliseconds can hold (within about 292 million years)");
+        }
         store.putPause(scope, until.toEpochMilli());
         return until;
     }
 
     private Duration parseRetryAfter(String value) {
         String v = value == null ? "" : value.trim();
-        if (!v.isEmpty() && v.chars().allMatch(Character::isDigit)) {
-            return Duration.ofSeconds(Long.parseLong(v));
+        if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            try {
+                return Duration.ofSeconds(Long.parseLong(v));
+            } catch (NumberFormatException e) {
+                throw new ValidationException("retryAfter", value, "a Retry-After number of seconds is at most "
+                        + Long.MAX_VALUE);
+            }
         }
         try {
             Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME)
@@ -424,10 +438,21 @@ public final class RateLimiter {
         return resolution;
     }
 
+    /**
+     * Adds {@code debit} to {@code debits}, summing the amounts of a bucket that another target already debits. The
+     * sum for one limit is bounded like a single amount, so that it can neither wrap nor exceed what a store holds.
+     */
     private static void merge(Map<BucketKey, BucketDebit> debits, BucketDebit debit) {
         debits.merge(debit.key(), debit, (first, second) -> {
             Map<String, Long> sum = new HashMap<>(first.amountsMilli());
-            second.amountsMilli().forEach((name, amount) -> sum.merge(name, amount, Long::sum));
+            second.amountsMilli().forEach((name, amount) -> {
+                long total = sum.merge(name, amount, BucketMath::saturatedAdd);
+                if (total > Limit.MAX_TOKENS * Limit.MILLI) {
+                    throw new ValidationException("consume." + name, total / Limit.MILLI, "the amounts that one"
+                            + " call's targets take from one limit of " + debit.key().entityId() + " on "
+                            + debit.key().resource() + " add up to at most " + Limit.MAX_TOKENS);
+                }
+            });
             return first.withAmounts(sum);
         });
     }

@@ -85,9 +85,8 @@ public final class ScheduleEntry {
         if (refillAmount != null) {
             positive(where + " refillAmount", refillAmount);
         }
-        if (refillPeriod != null && (refillPeriod.isNegative() || refillPeriod.toMillis() < 1)) {
-            throw new ValidationException(where + " refillPeriod", refillPeriod,
-                    "the refill period must be at least one millisecond");
+        if (refillPeriod != null) {
+            Limit.checkPeriod(where + " refillPeriod", refillPeriod, "the refill period");
         }
         if ((refillAmount == null) != (refillPeriod == null)) {
             throw new ValidationException(where, cron, "give both a refill amount and a refill period, or neither");

@@ -15,9 +15,17 @@ public class ValidationException extends RateLimiterException {
         this.value = value;
     }
 
+    /** The value as the message shows it: quoted when it is text, cut short when it is long. */
     private static String quote(Object value) {
-        return value instanceof CharSequence ? "'" + value + "'" : String.valueOf(value);
+        String text = String.valueOf(value);
+        if (text.length() > MAX_SHOWN) {
+            text = text.substring(0, MAX_SHOWN) + "... (" + text.length() + " chars)";
+        }
+        return value instanceof CharSequence ? "'" + text + "'" : text;
     }
+
+    /** The most characters of a rejected value that a message repeats; {@link #value()} keeps all of it. */
+    private static final int MAX_SHOWN = 200;
 
     /** The name of the argument or property that was wrong, such as {@code entityId} or {@code consume.rpm}. */
     public String field() {

@@ -1,5 +1,7 @@
 package dev.zaelimiter.autoconfigure;
 
+import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.dynamodb.DynamoDbStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
@@ -41,20 +43,57 @@ final class LimiterStoreConfigurations {
                 ObjectProvider<Clock> clock) {
             ZaeLimiterProperties.DynamoDb dynamodb = properties.getDynamodb();
             String table = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
-            DynamoDbStore store = DynamoDbStore.builder()
-                    .client(dynamoDbClient)
-                    .table(table)
-                    .namespace(properties.getNamespace())
-                    .clock(clock.getIfUnique(Clock::systemUTC))
-                    .stampTtl(properties.getStampTtl())
-                    .cascadeWrite(dynamodb.getCascadeWrite())
-                    .build();
+            DynamoDbStore store;
+            try {
+                store = DynamoDbStore.builder()
+                        .client(dynamoDbClient)
+                        .table(table)
+                        .namespace(properties.getNamespace())
+                        .clock(clock.getIfUnique(Clock::systemUTC))
+                        .stampTtl(properties.getStampTtl())
+                        .cascadeWrite(dynamodb.getCascadeWrite())
+                        .build();
+            } catch (ValidationException e) {
+                throw new InvalidDeclarationException(property(e.field()), e.getMessage());
+            }
             if (dynamodb.isCreateTable()) {
                 store.createTableIfMissing();
+            } else {
+                requireTable(store);
             }
             log.info("zae-limiter uses the DynamoDB store: table '{}', namespace '{}'", table,
                     properties.getNamespace());
             return store;
+        }
+
+        /** The property a builder argument comes from. */
+        private static String property(String field) {
+            return switch (field) {
+                case "table" -> "zae.limiter.dynamodb.table";
+                case "namespace" -> "zae.limiter.namespace";
+                case "stampTtl" -> "zae.limiter.stamp-ttl";
+                default -> "zae.limiter." + field;
+            };
+        }
+
+        /**
+         * Fails startup when the table is missing: running on would fail every call ({@code block}) or admit every
+         * call unrecorded ({@code allow}) until someone noticed. When DynamoDB cannot be asked, the application starts
+         * and the unavailability policy applies to its calls, as it would to an outage later on.
+         */
+        private static void requireTable(DynamoDbStore store) {
+            boolean exists;
+            try {
+                exists = store.tableExists();
+            } catch (StoreUnavailableException e) {
+                log.warn("zae-limiter could not check that DynamoDB table '{}' exists: {}", store.table(),
+                        e.getMessage());
+                return;
+            }
+            if (!exists) {
+                store.close();
+                throw new MissingTableException(store.table());
+            }
         }
     }
 

@@ -77,7 +77,7 @@ final class BucketItems {
         AttributeValue storedStamp = item.get(ItemCodec.STAMP);
         AttributeValue deadline = item.get(ItemCodec.DEADLINE);
         if (expired(item, now) || storedStamp == null || !stamp.equals(storedStamp.s()) || deadline == null
-                || ItemCodec.longOf(deadline) <= now) {
+                || deadline.n() == null || ItemCodec.longOf(deadline) <= now) {
             return true;
         }
         for (Limit limit : debit.limits()) {
@@ -185,16 +185,28 @@ final class BucketItems {
                 continue;
             }
             add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+            Limit.Parameters p = limit.parametersAt(now);
             if (debit.countOnly()) {
+                if (p.drips()) {
+                    set.add(e.name(ItemCodec.PARAMETERS + limit.name()) + " = " + e.value(ItemCodec.parameters(p)));
+                } else {
+                    String balance = e.name(ItemCodec.BALANCE + limit.name());
+                    set.add(balance + " = if_not_exists(" + balance + ", "
+                            + e.value(ItemCodec.number(p.capacityMilli())) + ")");
+                }
                 continue;
             }
-            Limit.Parameters p = limit.parametersAt(now);
             boolean hard = !correction && !limit.isSoft() && amount > 0;
             if (hard && amount > p.capacityMilli()) {
                 return null;
             }
             if (p.drips()) {
                 dripUpdate(e, limit.name(), p, amount, now, guess, hard, set, onLimits);
+            } else if (correction && amount > 0 && pastFloor(guess, limit.name(), amount)) {
+                String balance = e.name(ItemCodec.BALANCE + limit.name());
+                set.add(balance + " = " + e.value(ItemCodec.number(Long.MIN_VALUE)));
+                onLimits.add(balance + " < " + e.value(ItemCodec.number(
+                        BigInteger.valueOf(Long.MIN_VALUE).add(BigInteger.valueOf(amount)))));
             } else if (correction) {
                 String balance = e.name(ItemCodec.BALANCE + limit.name());
                 add.add(balance + " " + e.value(ItemCodec.number(BigInteger.valueOf(amount).negate())));
@@ -252,6 +264,14 @@ final class BucketItems {
                 .build();
     }
 
+    /**
+     * Whether taking {@code amount} would push the guessed balance below {@link Long#MIN_VALUE}: the write then sets
+     * the balance to that floor, as the in-memory store saturates, instead of keeping debt no reader can see.
+     */
+    private static boolean pastFloor(BucketState guess, String name, long amount) {
+        return guess != null && guess.balanceMilli(name) < Long.MIN_VALUE + amount;
+    }
+
     private static String ifNotExists(Expression e, String attribute, String value) {
         String name = e.name(attribute);
         return name + " = if_not_exists(" + name + ", " + value + ")";
@@ -269,7 +289,12 @@ final class BucketItems {
         BigInteger amountMilli = BigInteger.valueOf(amount);
         set.add(e.name(ItemCodec.PARAMETERS + name) + " = " + e.value(ItemCodec.parameters(p)));
         long balance = guess == null ? p.capacityMilli() : guess.balanceMilli(name);
-        if (amount > 0 && balance >= p.capacityMilli()) {
+        if (amount > 0 && !hard && pastFloor(guess, name, amount)) {
+            BigInteger floorPoint = grid.add(BigInteger.valueOf(p.capacityMilli()))
+                    .subtract(BigInteger.valueOf(Long.MIN_VALUE));
+            onLimits.add(fullAt + " > " + e.value(ItemCodec.number(floorPoint.subtract(amountMilli))));
+            set.add(fullAt + " = " + e.value(ItemCodec.number(floorPoint)));
+        } else if (amount > 0 && balance >= p.capacityMilli()) {
             onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= " + e.value(ItemCodec.number(grid))
                     + ")");
             set.add(fullAt + " = " + e.value(ItemCodec.number(grid.add(amountMilli))));

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.EntityExistsException;
@@ -49,6 +50,8 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static dev.zaelimiter.Identifiers.DEFAULT_RESOURCE;
 
@@ -93,7 +96,7 @@ public final class DynamoDbStore implements LimiterStore {
 
     private DynamoDbStore(Builder builder) {
         this.client = Objects.requireNonNull(builder.client, "client");
-        this.table = Objects.requireNonNull(builder.table, "table");
+        this.table = tableName(builder.table);
         this.keys = new Keys(builder.namespace);
         this.clock = builder.clock;
         if (builder.stampTtl.compareTo(MIN_STAMP_TTL) < 0) {
@@ -117,6 +120,25 @@ public final class DynamoDbStore implements LimiterStore {
         return new Builder();
     }
 
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
+    private static final Pattern TABLE_ARN =
+            Pattern.compile("arn:[a-z0-9-]+:dynamodb:[a-z0-9-]+:[0-9]{12}:table/(.*)");
+
+    /**
+     * A table name as DynamoDB accepts it: 3 to 255 letters, digits and {@code _ . -}; or the ARN of such a table
+     * (for a table of another account).
+     */
+    private static String tableName(String table) {
+        Objects.requireNonNull(table, "table");
+        Matcher arn = TABLE_ARN.matcher(table);
+        String name = arn.matches() ? arn.group(1) : table;
+        if (!TABLE_NAME.matcher(name).matches()) {
+            throw new ValidationException("table", table, "a DynamoDB table name is 3 to 255 letters, digits and"
+                    + " _ . - (or the ARN of such a table)");
+        }
+        return table;
+    }
+
     public String table() {
         return table;
     }
@@ -130,6 +152,26 @@ public final class DynamoDbStore implements LimiterStore {
     }
 
     // ---- table
+
+    /**
+     * Whether the table exists, asked with one read of an item the store uses anyway (so it needs no permission
+     * beyond the store's own). A process that starts without creating the table should ask, and refuse to start when
+     * the answer is no: every call would otherwise fail ({@code BLOCK}) or be admitted unrecorded ({@code ALLOW})
+     * until someone noticed.
+     *
+     * @throws StoreUnavailableException when DynamoDB cannot be asked
+     */
+    public boolean tableExists() {
+        try {
+            client.getItem(b -> b.tableName(table).key(keys.config(ConfigScope.system()))
+                    .projectionExpression(Keys.PK));
+            return true;
+        } catch (ResourceNotFoundException missing) {
+            return false;
+        } catch (SdkException e) {
+            throw unavailable("check table " + table, e);
+        }
+    }
 
     /**
      * Creates the table (on-demand billing, string {@code PK}/{@code SK}, index {@code GSI1} for children) when it
@@ -192,8 +234,20 @@ public final class DynamoDbStore implements LimiterStore {
                 keys.config(ConfigScope.entity(entityId, DEFAULT_RESOURCE)),
                 keys.config(ConfigScope.resource(resource)),
                 keys.config(ConfigScope.system()))));
-        return new ConfigSnapshot(ItemCodec.entity(items.get(0)), ItemCodec.level(items.get(1)),
-                ItemCodec.level(items.get(2)), ItemCodec.level(items.get(3)), ItemCodec.level(items.get(4)));
+        try {
+            return new ConfigSnapshot(ItemCodec.entity(items.get(0)), ItemCodec.level(items.get(1)),
+                    ItemCodec.level(items.get(2)), ItemCodec.level(items.get(3)), ItemCodec.level(items.get(4)));
+        } catch (RuntimeException e) {
+            // find the item that cannot be read, to name it
+            decode("the entity record of " + entityId, () -> ItemCodec.entity(items.get(0)));
+            decode("the configuration level " + ConfigScope.entity(entityId, resource),
+                    () -> ItemCodec.level(items.get(1)));
+            decode("the configuration level " + ConfigScope.entity(entityId, DEFAULT_RESOURCE),
+                    () -> ItemCodec.level(items.get(2)));
+            decode("the configuration level " + ConfigScope.resource(resource), () -> ItemCodec.level(items.get(3)));
+            decode("the configuration level " + ConfigScope.system(), () -> ItemCodec.level(items.get(4)));
+            throw e;
+        }
     }
 
     private Map<Map<String, AttributeValue>, Map<String, AttributeValue>> batchGet(
@@ -212,7 +266,8 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public LevelConfig getLevel(ConfigScope scope) {
-        return ItemCodec.level(getItem(keys.config(scope)));
+        Map<String, AttributeValue> item = getItem(keys.config(scope));
+        return decode("the configuration level " + scope, () -> ItemCodec.level(item));
     }
 
     @Override
@@ -267,7 +322,8 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public Optional<Entity> getEntity(String entityId) {
-        return Optional.ofNullable(ItemCodec.entity(getItem(keys.entity(entityId))));
+        Map<String, AttributeValue> item = getItem(keys.entity(entityId));
+        return Optional.ofNullable(decode("the entity record of " + entityId, () -> ItemCodec.entity(item)));
     }
 
     @Override
@@ -318,7 +374,7 @@ public final class DynamoDbStore implements LimiterStore {
                 .keyConditionExpression("GSI1PK = :p")
                 .expressionAttributeValues(Map.of(":p", AttributeValue.fromS(keys.parentIndexPk(parentId))))
                 .build());
-        return items.stream().map(ItemCodec::entity)
+        return items.stream().map(item -> decode("a child record of " + parentId, () -> ItemCodec.entity(item)))
                 .filter(e -> parentId.equals(e.parentId()))
                 .sorted(Comparator.comparing(Entity::id))
                 .toList();
@@ -350,28 +406,28 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
-        return call("acquire", () -> debits.size() == 1
+        return onBuckets(debits, () -> call("acquire", () -> debits.size() == 1
                 ? buckets.acquire(debits.get(0), now)
                 : cascadeWrite == CascadeWrite.TRANSACTIONAL
                         ? cascades.acquireTransactionally(debits, now)
-                        : cascades.acquireCompensating(debits, now));
+                        : cascades.acquireCompensating(debits, now)));
     }
 
     @Override
     public void apply(List<BucketDebit> debits, long now) {
-        call("adjust", () -> {
+        onBuckets(debits, () -> call("adjust", () -> {
             if (debits.size() == 1) {
                 buckets.apply(debits.get(0), now);
             } else {
                 cascades.applyAll(debits, now);
             }
             return null;
-        });
+        }));
     }
 
     @Override
     public boolean renew(List<BucketDebit> debits, long now) {
-        return call("renew slots", () -> buckets.renew(debits, now));
+        return onBuckets(debits, () -> call("renew slots", () -> buckets.renew(debits, now)));
     }
 
     @Override
@@ -382,13 +438,13 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
-        return call("read buckets", () -> {
+        return onBuckets(debits, () -> call("read buckets", () -> {
             List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
             for (BucketDebit debit : debits) {
                 snapshots.add(new BucketSnapshot(debit.key(), buckets.read(debit, now)));
             }
             return snapshots;
-        });
+        }));
     }
 
     @Override
@@ -407,6 +463,37 @@ public final class DynamoDbStore implements LimiterStore {
             throw e;
         } catch (SdkException e) {
             throw unavailable(what, e);
+        }
+    }
+
+    /**
+     * Runs an operation on the buckets of {@code debits}; a bucket item it cannot read (a value of the wrong type, a
+     * number that is not one) becomes a {@link CorruptStateException} that names the buckets and the remedy.
+     */
+    private <T> T onBuckets(List<BucketDebit> debits, Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (CorruptStateException e) {
+            List<String> names = debits.stream().map(d -> d.key().entityId() + " on " + d.key().resource()).toList();
+            throw new CorruptStateException("DynamoDB table " + table + " holds a bucket item it cannot read ("
+                    + (names.size() == 1 ? names.get(0) : "one of " + names) + "): " + e.getMessage()
+                    + "; nothing was written over it. Reset the bucket (RateLimiterAdmin.resetBucket or the"
+                    + " ratelimits actuator endpoint) to repair it", e);
+        }
+    }
+
+    /**
+     * Decodes an item read from the table. Whatever goes wrong there (a missing attribute, a value of the wrong type,
+     * a stored limit that no longer validates) is a {@link CorruptStateException} naming {@code what}, never a raw
+     * runtime exception.
+     */
+    private <T> T decode(String what, Supplier<T> decoding) {
+        try {
+            return decoding.get();
+        } catch (RuntimeException e) {
+            throw new CorruptStateException("DynamoDB table " + table + " holds " + what + " in a form it cannot read ("
+                    + e.getMessage() + "); nothing was written over it. Write it again through RateLimiterAdmin to"
+                    + " repair it", e);
         }
     }
 
@@ -433,7 +520,10 @@ public final class DynamoDbStore implements LimiterStore {
             return this;
         }
 
-        /** The table name; {@code zae-limiter} when not set. */
+        /**
+         * The table name (3 to 255 letters, digits and {@code _ . -}, checked by {@link #build()}), or the ARN of
+         * such a table; {@code zae-limiter} when not set.
+         */
         public Builder table(String table) {
             this.table = Objects.requireNonNull(table, "table");
             return this;
@@ -466,6 +556,11 @@ public final class DynamoDbStore implements LimiterStore {
             return this;
         }
 
+        /**
+         * The store; nothing is sent to DynamoDB yet.
+         *
+         * @throws ValidationException when the table name, namespace or stamp TTL breaks its rule
+         */
         public DynamoDbStore build() {
             return new DynamoDbStore(this);
         }

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
@@ -12,6 +13,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -205,9 +207,9 @@ final class ItemCodec {
      * otherwise, so that refilling across a parameter change follows the same rule as a stored balance would.
      */
     static BucketState bucket(Map<String, AttributeValue> item, long now) {
-        long lastRefill = item.containsKey(LAST_REFILL) ? longOf(item.get(LAST_REFILL)) : 0;
-        long deadline = item.containsKey(DEADLINE) ? longOf(item.get(DEADLINE)) : Long.MIN_VALUE;
-        long at = now >= lastRefill && now < deadline ? now : lastRefill;
+        long deadline = item.get(DEADLINE) != null && item.get(DEADLINE).n() != null
+                ? longOf(item.get(DEADLINE)) : Long.MIN_VALUE;
+        long at = now < deadline ? now : item.containsKey(LAST_REFILL) ? longOf(item.get(LAST_REFILL)) : 0;
         Map<String, Long> balances = new HashMap<>();
         Map<String, Long> consumed = new HashMap<>();
         Map<String, Long> windows = new HashMap<>();
@@ -216,6 +218,8 @@ final class ItemCodec {
             String attribute = e.getKey();
             if (attribute.startsWith(BALANCE)) {
                 balances.put(attribute.substring(2), longOf(e.getValue()));
+            } else if (attribute.startsWith(PARAMETERS) && !item.containsKey(FULL_AT + attribute.substring(2))) {
+                balances.put(attribute.substring(2), parameters(e.getValue(), attribute).capacityMilli());
             } else if (attribute.startsWith(FULL_AT)) {
                 String name = attribute.substring(2);
                 Limit.Parameters p = parameters(item.get(PARAMETERS + name), attribute);
@@ -296,7 +300,7 @@ final class ItemCodec {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new CorruptItemException("attribute " + attribute + " has no valid parameters");
+        throw new CorruptStateException("attribute " + attribute + " has no valid parameters");
     }
 
     static long version(Map<String, AttributeValue> item) {
@@ -312,16 +316,74 @@ final class ItemCodec {
         return AttributeValue.fromN(value.toString());
     }
 
+    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+    private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
+
+    /**
+     * The number in {@code value}, rounded down to an integer and saturated to the {@code long} range, as the
+     * in-memory store saturates: DynamoDB's {@code ADD} keeps up to 38 digits, so a balance or counter may be stored
+     * past what a {@code long} holds, and it then reads as {@link Long#MIN_VALUE} or {@link Long#MAX_VALUE}.
+     *
+     * @throws CorruptStateException when {@code value} is missing, not a number attribute, or not a number
+     */
     static long longOf(AttributeValue value) {
-        return Long.parseLong(value.n());
+        String n = value == null ? null : value.n();
+        if (n == null) {
+            throw new CorruptStateException("a numeric attribute holds " + (value == null ? "nothing"
+                    : "a value of another type: " + abbreviate(value.toString())));
+        }
+        if (isShortInteger(n)) {
+            return Long.parseLong(n);
+        }
+        BigDecimal number;
+        try {
+            number = new BigDecimal(n);
+        } catch (NumberFormatException e) {
+            throw new CorruptStateException("a numeric attribute holds '" + abbreviate(n) + "', not a number", e);
+        }
+        if (number.compareTo(LONG_MAX) >= 0) {
+            return Long.MAX_VALUE;
+        }
+        if (number.compareTo(LONG_MIN) <= 0) {
+            return Long.MIN_VALUE;
+        }
+        if (number.abs().compareTo(BigDecimal.ONE) < 0) {
+            return number.signum() < 0 ? -1 : 0;
+        }
+        return number.setScale(0, RoundingMode.FLOOR).longValue();
     }
 
-    /** A whole number attribute of any size. */
+    /** Whether {@code n} is an optional minus and 1 to 18 digits, which {@link Long#parseLong} reads exactly. */
+    private static boolean isShortInteger(String n) {
+        int start = n.startsWith("-") ? 1 : 0;
+        int digits = n.length() - start;
+        if (digits < 1 || digits > 18) {
+            return false;
+        }
+        for (int i = start; i < n.length(); i++) {
+            char c = n.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 64 ? text : text.substring(0, 64) + "... (" + text.length() + " chars)";
+    }
+
+    /** A number attribute of any size, rounded down to an integer (a full-at point may exceed the long range). */
     static BigInteger bigOf(AttributeValue value) {
+        String n = value == null ? null : value.n();
+        if (n == null) {
+            throw new CorruptStateException("a full-at attribute holds " + (value == null ? "nothing"
+                    : "a value of another type: " + abbreviate(value.toString())));
+        }
         try {
-            return new BigDecimal(value.n()).toBigIntegerExact();
-        } catch (NumberFormatException | ArithmeticException | NullPointerException e) {
-            throw new CorruptItemException("a number attribute holds '" + value.n() + "'");
+            return new BigDecimal(n).setScale(0, RoundingMode.FLOOR).toBigIntegerExact();
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new CorruptStateException("a full-at attribute holds '" + abbreviate(n) + "', not a number", e);
         }
     }
 }

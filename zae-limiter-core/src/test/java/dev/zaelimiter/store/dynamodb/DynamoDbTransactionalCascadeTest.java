@@ -47,6 +47,7 @@ import static org.mockito.Mockito.when;
 class DynamoDbTransactionalCascadeTest {
 
     private static final String NS = "tx";
+    private static final String TABLE = "mocked-table";
     private final MutableClock clock = MutableClock.start();
     private final DynamoDbClient client = mock(DynamoDbClient.class);
     private final Keys keys = new Keys(NS);
@@ -69,7 +70,7 @@ class DynamoDbTransactionalCascadeTest {
                     found.add(items.get(key));
                 }
             }));
-            return BatchGetItemResponse.builder().responses(Map.of("t", found)).build();
+            return BatchGetItemResponse.builder().responses(Map.of(TABLE, found)).build();
         });
         when(client.getItem(any(Consumer.class))).thenAnswer(call -> {
             GetItemRequest.Builder b = GetItemRequest.builder();
@@ -77,7 +78,7 @@ class DynamoDbTransactionalCascadeTest {
             Map<String, AttributeValue> item = items.get(b.build().key());
             return item == null ? GetItemResponse.builder().build() : GetItemResponse.builder().item(item).build();
         });
-        DynamoDbStore store = DynamoDbStore.builder().client(client).table("t").namespace(NS).clock(clock)
+        DynamoDbStore store = DynamoDbStore.builder().client(client).table(TABLE).namespace(NS).clock(clock)
                 .cascadeWrite(CascadeWrite.TRANSACTIONAL).build();
         limiter = RateLimiter.builder().store(store).clock(clock).build();
     }

@@ -1,0 +1,87 @@
+package dev.zaelimiter.store.dynamodb;
+
+import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.ValidationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Clock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Table names follow DynamoDB's rules, checked when the store is built; a missing table is found before use. */
+class DynamoDbTableNameTest {
+
+    private final DynamoDbClient client = DynamoDbTestStores.client();
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "ab", "rate limits", "rate/limits", "räte", "table#1", "t:x"})
+    void aTableNameThatBreaksDynamoDbsRulesIsRefusedAtBuildTime(String table) {
+        assertThatThrownBy(() -> DynamoDbStore.builder().client(client).table(table).build())
+                .isInstanceOfSatisfying(ValidationException.class, e -> {
+                    assertThat(e.field()).isEqualTo("table");
+                    assertThat(e.value()).isEqualTo(table);
+                    assertThat(e.getMessage()).contains("3 to 255");
+                });
+    }
+
+    @Test
+    void aTableNameOfMoreThan255CharactersIsRefused() {
+        DynamoDbStore.builder().client(client).table("t".repeat(255)).build().close();
+        assertThatThrownBy(() -> DynamoDbStore.builder().client(client).table("t".repeat(256)).build())
+                .isInstanceOf(ValidationException.class);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"abc", "zae-limiter", "Rate_Limits.v2",
+            "arn:aws:dynamodb:eu-west-1:123456789012:table/limits",
+            "arn:aws-cn:dynamodb:cn-north-1:123456789012:table/rate_limits"})
+    void validNamesAndTableArnsAreAccepted(String table) {
+        DynamoDbStore store = DynamoDbStore.builder().client(client).table(table).build();
+        assertThat(store.table()).isEqualTo(table);
+        store.close();
+    }
+
+    @Test
+    void anArnOfABadlyNamedTableIsRefused() {
+        assertThatThrownBy(() -> DynamoDbStore.builder().client(client)
+                .table("arn:aws:dynamodb:eu-west-1:123456789012:table/a b").build())
+                .isInstanceOf(ValidationException.class);
+    }
+
+    @Test
+    void tableExistsTellsAMissingTableFromAnExistingOne() {
+        DynamoDbStore existing = DynamoDbTestStores.newStore(getClass(), Clock.systemUTC());
+        assertThat(existing.tableExists()).isTrue();
+        DynamoDbStore missing = DynamoDbStore.builder().client(client).table("no-such-table-here").build();
+        assertThat(missing.tableExists()).isFalse();
+        existing.close();
+        missing.close();
+    }
+
+    @Test
+    void tableExistsRaisesATypedErrorWhenDynamoDbCannotBeAsked() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        int closedPort = port;
+        try (DynamoDbClient unreachable = DynamoDbClient.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + closedPort))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("t", "t")))
+                .build()) {
+            DynamoDbStore store = DynamoDbStore.builder().client(unreachable).table("zae-limiter").build();
+            assertThatThrownBy(store::tableExists).isInstanceOf(StoreUnavailableException.class);
+            store.close();
+        }
+    }
+}
