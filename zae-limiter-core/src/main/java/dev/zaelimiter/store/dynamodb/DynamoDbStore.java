@@ -77,10 +77,13 @@ public final class DynamoDbStore implements LimiterStore {
 
     private static final Logger log = LoggerFactory.getLogger(DynamoDbStore.class);
 
+    /** The deadline of every request when {@link Builder#requestTimeout} is not set. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMillis(500);
+
     /** The shortest allowed {@code stampTtl}. */
     public static final Duration MIN_STAMP_TTL = Duration.ofSeconds(10);
 
-    private final DynamoDbClient client;
+    private final DeadlineDynamoDbClient client;
     private final String table;
     private final Keys keys;
     private final Clock clock;
@@ -91,7 +94,8 @@ public final class DynamoDbStore implements LimiterStore {
     private final ExecutorService executor;
 
     private DynamoDbStore(Builder builder) {
-        this.client = Objects.requireNonNull(builder.client, "client");
+        this.client = new DeadlineDynamoDbClient(Objects.requireNonNull(builder.client, "client"),
+                builder.requestTimeout);
         this.table = Objects.requireNonNull(builder.table, "table");
         this.keys = new Keys(builder.namespace);
         this.clock = builder.clock;
@@ -123,6 +127,19 @@ public final class DynamoDbStore implements LimiterStore {
 
     public CascadeWrite cascadeWrite() {
         return cascadeWrite;
+    }
+
+    /** The deadline of every request this store makes. */
+    public Duration requestTimeout() {
+        return client.timeout();
+    }
+
+    /**
+     * How many requests of this store ran out of their {@linkplain Builder#requestTimeout deadline}. Each surfaced as
+     * {@link StoreUnavailableException}; a write among them may still have landed.
+     */
+    public long timeouts() {
+        return client.timeouts();
     }
 
     // ---- table
@@ -416,6 +433,7 @@ public final class DynamoDbStore implements LimiterStore {
         private Clock clock = Clock.systemUTC();
         private Duration stampTtl = Duration.ofSeconds(60);
         private CascadeWrite cascadeWrite = CascadeWrite.COMPENSATING;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
 
         private Builder() {
         }
@@ -456,6 +474,20 @@ public final class DynamoDbStore implements LimiterStore {
         /** How a cascade writes child and parent; {@link CascadeWrite#COMPENSATING} when not set. */
         public Builder cascadeWrite(CascadeWrite cascadeWrite) {
             this.cascadeWrite = Objects.requireNonNull(cascadeWrite, "cascadeWrite");
+            return this;
+        }
+
+        /**
+         * The deadline of every request the store makes, retries included, set on each request through the SDK's
+         * per-request override whatever the client's own configuration; 500 ms when not set. A request past it fails
+         * the store call with {@link StoreUnavailableException}, so the limiter's unavailability policy applies
+         * within about this long. A write that timed out may still land later.
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+                throw new ValidationException("requestTimeout", requestTimeout, "a deadline is more than zero");
+            }
+            this.requestTimeout = requestTimeout;
             return this;
         }
 
