@@ -92,6 +92,7 @@ public final class DynamoDbStore implements LimiterStore {
     private final ConfigCache cache;
     private final BucketWrites buckets;
     private final ExecutorService executor;
+    private final Duration tableWait;
 
     private DynamoDbStore(Builder builder) {
         this.client = new DeadlineDynamoDbClient(Objects.requireNonNull(builder.client, "client"),
@@ -104,6 +105,7 @@ public final class DynamoDbStore implements LimiterStore {
         }
         this.stampTtl = builder.stampTtl;
         this.cascadeWrite = builder.cascadeWrite;
+        this.tableWait = builder.tableWait;
         this.cache = new ConfigCache(clock, stampTtl.toMillis(), this::batchGet);
         this.executor = Executors.newCachedThreadPool(r -> {
             Thread thread = new Thread(r, "zae-limiter-dynamodb");
@@ -146,15 +148,18 @@ public final class DynamoDbStore implements LimiterStore {
 
     /**
      * Creates the table (on-demand billing, string {@code PK}/{@code SK}, index {@code GSI1} for children) when it
-     * does not exist, waits until it is active, and turns on TTL on attribute {@code ttl}. A server without the TTL
-     * API gets a warning in the log; buckets then simply stay until deleted.
+     * does not exist, waits until it is active (polling every quarter second, for at most two minutes, then raising
+     * {@link StoreUnavailableException}; also when another process is creating it), and turns on TTL on attribute
+     * {@code ttl}. A server without the TTL API gets a warning in the log; buckets then simply stay until deleted.
      *
      * @return whether the table was created
      */
     public boolean createTableIfMissing() {
         boolean created;
         try {
-            client.describeTable(b -> b.tableName(table));
+            if (!TableWait.usable(client.describeTable(b -> b.tableName(table)).table().tableStatus())) {
+                TableWait.untilActive(client, table, tableWait);         // another process is creating it
+            }
             created = false;
         } catch (ResourceNotFoundException missing) {
             try {
@@ -172,7 +177,7 @@ public final class DynamoDbStore implements LimiterStore {
             } catch (ResourceInUseException raced) {
                 created = false;
             }
-            client.waiter().waitUntilTableExists(b -> b.tableName(table));
+            TableWait.untilActive(client, table, tableWait);
             log.info("created DynamoDB table {}", table);
         } catch (SdkException e) {
             throw unavailable("describe table " + table, e);
@@ -434,6 +439,7 @@ public final class DynamoDbStore implements LimiterStore {
         private Duration stampTtl = Duration.ofSeconds(60);
         private CascadeWrite cascadeWrite = CascadeWrite.COMPENSATING;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private Duration tableWait = TableWait.DEFAULT_TIMEOUT;
 
         private Builder() {
         }
@@ -488,6 +494,12 @@ public final class DynamoDbStore implements LimiterStore {
                 throw new ValidationException("requestTimeout", requestTimeout, "a deadline is more than zero");
             }
             this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /** How long {@link DynamoDbStore#createTableIfMissing()} waits for the table to become active; for tests. */
+        Builder tableWait(Duration tableWait) {
+            this.tableWait = Objects.requireNonNull(tableWait, "tableWait");
             return this;
         }
 
