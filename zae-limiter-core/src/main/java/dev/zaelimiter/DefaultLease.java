@@ -136,7 +136,7 @@ final class DefaultLease implements Lease {
             return true;
         }
         try {
-            return limiter.store().renew(holding, limiter.clock().millis());
+            return limiter.guarded(() -> limiter.store().renew(holding, limiter.clock().millis()));
         } catch (StoreUnavailableException e) {
             if (limiter.onUnavailable() == Unavailable.BLOCK) {
                 throw e;
@@ -152,7 +152,10 @@ final class DefaultLease implements Lease {
             return true;
         }
         try {
-            limiter.store().apply(changes, limiter.clock().millis());
+            limiter.guarded(() -> {
+                limiter.store().apply(changes, limiter.clock().millis());
+                return null;
+            });
             return true;
         } catch (StoreUnavailableException e) {
             if (limiter.onUnavailable() == Unavailable.BLOCK) {

@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
 /**
  * The entry point: admits or refuses calls against the limits of an entity on a resource. Thread-safe; build one per
@@ -54,6 +55,7 @@ public final class RateLimiter {
     private final RateLimiterAdmin admin;
     private final RateLimiterListener listener;
     private final WaitQueues waiting;
+    private final CircuitBreaker breaker;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
@@ -62,6 +64,9 @@ public final class RateLimiter {
         this.listener = builder.listener;
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue);
         this.admin = new RateLimiterAdmin(store);
+        this.breaker = builder.breakerEnabled
+                ? CircuitBreaker.of(builder.failureThreshold, builder.coolDown, clock)
+                : CircuitBreaker.disabled(clock);
     }
 
     public static Builder builder() {
@@ -99,7 +104,7 @@ public final class RateLimiter {
         long now = clock.millis();
         try {
             plan = plan(request, now);
-            result = store.tryAcquire(plan.debits(), now);
+            result = breaker.call(() -> store.tryAcquire(plan.debits(), now));
         } catch (ResourcePausedException e) {
             notify(request, Decision.Outcome.REJECTED, List.of(), started);
             throw e;
@@ -177,7 +182,7 @@ public final class RateLimiter {
         try {
             long now = clock.millis();
             Plan plan = plan(request, now);
-            List<BucketSnapshot> snapshots = store.peek(plan.debits(), now);
+            List<BucketSnapshot> snapshots = breaker.call(() -> store.peek(plan.debits(), now));
             List<LimitStatus> statuses = statuses(plan, snapshots, false);
             Duration wait = Duration.ZERO;
             boolean allowed = true;
@@ -204,7 +209,7 @@ public final class RateLimiter {
         long now = clock.millis();
         Plan plan = plan(AcquireRequest.of(entityId, resource), NO_PAUSE_CHECK);
         BucketDebit primary = plan.debits().get(0);
-        BucketState state = store.peek(List.of(primary), now).get(0).state();
+        BucketState state = breaker.call(() -> store.peek(List.of(primary), now)).get(0).state();
         Map<String, Long> available = new LinkedHashMap<>();
         for (Limit limit : primary.limits()) {
             available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limit.MILLI));
@@ -338,6 +343,20 @@ public final class RateLimiter {
         return store;
     }
 
+    /**
+     * The circuit breaker around this limiter's store calls: its state, for health checks and metrics. Decisions
+     * ({@code acquire}, {@code checkAvailability}, {@code available}) and lease writes go through it; admin
+     * operations and {@code inspect} always call the store.
+     */
+    public CircuitBreaker circuitBreaker() {
+        return breaker;
+    }
+
+    /** Runs a store call of a lease through the circuit breaker. */
+    <T> T guarded(Supplier<T> storeCall) {
+        return breaker.call(storeCall);
+    }
+
     Unavailable onUnavailable() {
         return onUnavailable;
     }
@@ -396,7 +415,7 @@ public final class RateLimiter {
         String entityId = Identifiers.entityId("entityId", entity);
         String resource = Identifiers.resource("resource", res);
         Map<String, Long> amounts = validateAmounts(consume);
-        ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
+        ConfigSnapshot snapshot = breaker.call(() -> store.loadConfig(entityId, resource));
         long pausedUntil = pausedUntil(snapshot);
         if (pausedUntil > now) {
             throw new ResourcePausedException(entityId, resource, Instant.ofEpochMilli(pausedUntil),
@@ -405,7 +424,8 @@ public final class RateLimiter {
         Resolution resolution = ConfigResolver.resolve(snapshot, override);
         merge(debits, debit(entityId, resource, resolution, amounts, true, leaseId));
         if (resolution.cascades()) {
-            Resolution parent = ConfigResolver.resolve(store.loadConfig(resolution.parentId(), resource), null);
+            Resolution parent = ConfigResolver.resolve(
+                    breaker.call(() -> store.loadConfig(resolution.parentId(), resource)), null);
             if (!parent.limits().isEmpty()) {
                 merge(debits, debit(resolution.parentId(), resource, parent, amounts, false, leaseId));
             } else if (parent.disabled() == DisabledMode.DISABLED) {
@@ -512,8 +532,33 @@ public final class RateLimiter {
         private RateLimiterListener listener;
         private Sleeper sleeper;
         private int maxQueue = 100;
+        private boolean breakerEnabled = true;
+        private int failureThreshold = CircuitBreaker.DEFAULT_FAILURE_THRESHOLD;
+        private Duration coolDown = CircuitBreaker.DEFAULT_COOL_DOWN;
 
         private Builder() {
+        }
+
+        /**
+         * The {@link CircuitBreaker} around store calls: after {@code failureThreshold} store failures in a row,
+         * decisions apply the {@linkplain #onUnavailable unavailability policy} without calling the store for
+         * {@code coolDown} (on the limiter's clock), then one call probes the store. On by default, with
+         * {@value CircuitBreaker#DEFAULT_FAILURE_THRESHOLD} failures and a 2 s cool-down.
+         *
+         * @throws ValidationException when {@code failureThreshold} is below 1 or {@code coolDown} under 1 ms
+         */
+        public Builder circuitBreaker(int failureThreshold, Duration coolDown) {
+            CircuitBreaker.validate(failureThreshold, coolDown);
+            this.breakerEnabled = true;
+            this.failureThreshold = failureThreshold;
+            this.coolDown = coolDown;
+            return this;
+        }
+
+        /** No circuit breaker: every decision calls the store, however often it failed before. */
+        public Builder noCircuitBreaker() {
+            this.breakerEnabled = false;
+            return this;
         }
 
         /**
