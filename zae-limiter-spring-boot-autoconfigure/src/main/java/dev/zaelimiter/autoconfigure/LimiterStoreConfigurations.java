@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure;
 
+import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.dynamodb.DynamoDbStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
@@ -41,7 +42,14 @@ final class LimiterStoreConfigurations {
                 ObjectProvider<Clock> clock) {
             ZaeLimiterProperties.DynamoDb dynamodb = properties.getDynamodb();
             String table = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
-            DynamoDbStore store = DynamoDbStore.builder()
+            DynamoDbStore.Builder builder = DynamoDbStore.builder();
+            try {
+                builder.requestTimeout(properties.getStoreTimeout());
+            } catch (ValidationException e) {
+                throw new InvalidDeclarationException("zae.limiter.store-timeout", "is '" + properties.getStoreTimeout()
+                        + "'; a deadline is more than zero, such as 500ms");
+            }
+            DynamoDbStore store = builder
                     .client(dynamoDbClient)
                     .table(table)
                     .namespace(properties.getNamespace())
