@@ -16,8 +16,10 @@ import java.util.function.Supplier;
  * in a row fail with {@link StoreUnavailableException}, the circuit opens: for {@link #coolDown()} every decision
  * applies the limiter's {@link Unavailable} policy at once, without calling the store. Then one call is let through
  * as a probe (half-open): when the store answers it, the circuit closes; when it fails, the circuit opens for another
- * cool-down. Any answer of the store counts as success, a rate-limit rejection or a validation error included; only
- * {@code StoreUnavailableException} counts as failure. Time comes from the limiter's clock.
+ * cool-down. A call is one decision (its configuration read and its bucket write together) or one lease write. Any
+ * answer of the store counts as success, a rate-limit rejection included; only {@code StoreUnavailableException}
+ * counts as failure, and a {@link ValidationException} (raised before the store is asked) counts as neither. Time
+ * comes from the limiter's clock.
  *
  * <p>Every state change is logged. Thread-safe; a closed circuit costs one volatile read per store call.
  *
@@ -134,17 +136,31 @@ public final class CircuitBreaker {
      */
     <T> T call(Supplier<T> storeCall) {
         boolean probe = state != State.CLOSED && admit();
-        boolean failed = false;
+        Boolean answered = Boolean.TRUE;
         try {
             return storeCall.get();
         } catch (StoreUnavailableException e) {
-            failed = true;
+            answered = Boolean.FALSE;
+            throw e;
+        } catch (ValidationException e) {
+            answered = null;                                   // refused before the store was asked
             throw e;
         } finally {
-            if (failed) {
-                failed(probe);
-            } else {
+            if (answered == null) {
+                released(probe);
+            } else if (answered) {
                 succeeded(probe);
+            } else {
+                failed(probe);
+            }
+        }
+    }
+
+    /** A call that did not reach the store: says nothing about it; a probe lets another call probe. */
+    private void released(boolean probe) {
+        if (probe) {
+            synchronized (this) {
+                probing = false;
             }
         }
     }
@@ -168,9 +184,9 @@ public final class CircuitBreaker {
                 break;
         }
         skipped.increment();
-        throw new StoreUnavailableException("store circuit breaker is " + state + " after " + failureThreshold
+        throw new OpenException("store circuit breaker is " + state + " after " + failureThreshold
                 + " consecutive store failures; the store is not called until "
-                + Instant.ofEpochMilli((state == State.OPEN ? openedAt : probeStartedAt) + coolDownMillis), null);
+                + Instant.ofEpochMilli((state == State.OPEN ? openedAt : probeStartedAt) + coolDownMillis));
     }
 
     private boolean startProbe(long now) {
@@ -217,6 +233,14 @@ public final class CircuitBreaker {
         openedAt = clock.millis();
         log.warn("store circuit breaker open: {}; decisions apply the unavailability policy without calling the"
                 + " store for {} ms", why, coolDownMillis);
+    }
+
+    /** The failure of a call the circuit breaker did not make. */
+    static final class OpenException extends StoreUnavailableException {
+
+        OpenException(String message) {
+            super(message, null);
+        }
     }
 
     @Override

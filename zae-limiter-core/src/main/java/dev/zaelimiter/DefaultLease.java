@@ -141,7 +141,8 @@ final class DefaultLease implements Lease {
             if (limiter.onUnavailable() == Unavailable.BLOCK) {
                 throw e;
             }
-            log.warn("store unavailable, lease on {} not extended: {}", debits.get(0).key(), e.getMessage());
+            RateLimiter.logUnavailable(log, e, "store unavailable, lease on {} not extended: {}", debits.get(0).key(),
+                    e.getMessage());
             return false;
         }
     }
@@ -161,8 +162,8 @@ final class DefaultLease implements Lease {
             if (limiter.onUnavailable() == Unavailable.BLOCK) {
                 throw e;
             }
-            log.warn("store unavailable, {} of lease on {} not recorded: {}", what, debits.get(0).key(),
-                    e.getMessage());
+            RateLimiter.logUnavailable(log, e, "store unavailable, {} of lease on {} not recorded: {}", what,
+                    debits.get(0).key(), e.getMessage());
             return false;
         }
     }

@@ -103,8 +103,12 @@ public final class RateLimiter {
         AcquireResult result;
         long now = clock.millis();
         try {
-            plan = plan(request, now);
-            result = breaker.call(() -> store.tryAcquire(plan.debits(), now));
+            Attempt attempt = breaker.call(() -> {
+                Plan planned = plan(request, now);
+                return new Attempt(planned, store.tryAcquire(planned.debits(), now));
+            });
+            plan = attempt.plan();
+            result = attempt.result();
         } catch (ResourcePausedException e) {
             notify(request, Decision.Outcome.REJECTED, List.of(), started);
             throw e;
@@ -122,6 +126,14 @@ public final class RateLimiter {
         notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
                 started);
         return new DefaultLease(this, plan.debits(), plan.primaryDebits(), plan.primary(), statuses);
+    }
+
+    /** A plan and what the store made of it. */
+    private record Attempt(Plan plan, AcquireResult result) {
+    }
+
+    /** A plan and its buckets as they are. */
+    private record Peek(Plan plan, List<BucketSnapshot> snapshots) {
     }
 
     /** Whether a concurrency limit is among the violations. */
@@ -181,9 +193,12 @@ public final class RateLimiter {
         Objects.requireNonNull(request, "request");
         try {
             long now = clock.millis();
-            Plan plan = plan(request, now);
-            List<BucketSnapshot> snapshots = breaker.call(() -> store.peek(plan.debits(), now));
-            List<LimitStatus> statuses = statuses(plan, snapshots, false);
+            Peek peek = breaker.call(() -> {
+                Plan planned = plan(request, now);
+                return new Peek(planned, store.peek(planned.debits(), now));
+            });
+            Plan plan = peek.plan();
+            List<LimitStatus> statuses = statuses(plan, peek.snapshots(), false);
             Duration wait = Duration.ZERO;
             boolean allowed = true;
             for (LimitStatus status : statuses) {
@@ -199,7 +214,7 @@ public final class RateLimiter {
             if (onUnavailable == Unavailable.BLOCK) {
                 throw e;
             }
-            log.warn("store unavailable, reporting {} as available: {}", request, e.getMessage());
+            logUnavailable(log, e, "store unavailable, reporting {} as available: {}", request, e.getMessage());
             return new Availability(true, false, Duration.ZERO, List.of());
         }
     }
@@ -207,9 +222,12 @@ public final class RateLimiter {
     /** Whole tokens available now per limit of {@code entityId} on {@code resource} (negative in debt). */
     public Map<String, Long> available(String entityId, String resource) {
         long now = clock.millis();
-        Plan plan = plan(AcquireRequest.of(entityId, resource), NO_PAUSE_CHECK);
-        BucketDebit primary = plan.debits().get(0);
-        BucketState state = breaker.call(() -> store.peek(List.of(primary), now)).get(0).state();
+        Peek peek = breaker.call(() -> {
+            Plan planned = plan(AcquireRequest.of(entityId, resource), NO_PAUSE_CHECK);
+            return new Peek(planned, store.peek(List.of(planned.debits().get(0)), now));
+        });
+        BucketDebit primary = peek.plan().debits().get(0);
+        BucketState state = peek.snapshots().get(0).state();
         Map<String, Long> available = new LinkedHashMap<>();
         for (Limit limit : primary.limits()) {
             available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limit.MILLI));
@@ -344,12 +362,25 @@ public final class RateLimiter {
     }
 
     /**
-     * The circuit breaker around this limiter's store calls: its state, for health checks and metrics. Decisions
-     * ({@code acquire}, {@code checkAvailability}, {@code available}) and lease writes go through it; admin
-     * operations and {@code inspect} always call the store.
+     * The circuit breaker around this limiter's store calls: its state, for health checks and metrics. Each decision
+     * ({@code acquire}, {@code checkAvailability}, {@code available}: the configuration read and the bucket write or
+     * read together) and each lease write goes through it as one call; admin operations and {@code inspect} always
+     * call the store.
      */
     public CircuitBreaker circuitBreaker() {
         return breaker;
+    }
+
+    /**
+     * Logs a store failure that the {@link Unavailable#ALLOW} policy absorbs: a warning, or a debug line when the
+     * circuit breaker refused the call (it logged once when it opened; a warning per call would flood the log).
+     */
+    static void logUnavailable(Logger log, StoreUnavailableException e, String format, Object... args) {
+        if (e instanceof CircuitBreaker.OpenException) {
+            log.debug(format, args);
+        } else {
+            log.warn(format, args);
+        }
     }
 
     /** Runs a store call of a lease through the circuit breaker. */
@@ -375,7 +406,7 @@ public final class RateLimiter {
         if (onUnavailable == Unavailable.BLOCK) {
             throw e;
         }
-        log.warn("store unavailable, admitting {} without recording it: {}", request, e.getMessage());
+        logUnavailable(log, e, "store unavailable, admitting {} without recording it: {}", request, e.getMessage());
         return DefaultLease.unrecorded();
     }
 
@@ -415,7 +446,7 @@ public final class RateLimiter {
         String entityId = Identifiers.entityId("entityId", entity);
         String resource = Identifiers.resource("resource", res);
         Map<String, Long> amounts = validateAmounts(consume);
-        ConfigSnapshot snapshot = breaker.call(() -> store.loadConfig(entityId, resource));
+        ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
         long pausedUntil = pausedUntil(snapshot);
         if (pausedUntil > now) {
             throw new ResourcePausedException(entityId, resource, Instant.ofEpochMilli(pausedUntil),
@@ -424,8 +455,7 @@ public final class RateLimiter {
         Resolution resolution = ConfigResolver.resolve(snapshot, override);
         merge(debits, debit(entityId, resource, resolution, amounts, true, leaseId));
         if (resolution.cascades()) {
-            Resolution parent = ConfigResolver.resolve(
-                    breaker.call(() -> store.loadConfig(resolution.parentId(), resource)), null);
+            Resolution parent = ConfigResolver.resolve(store.loadConfig(resolution.parentId(), resource), null);
             if (!parent.limits().isEmpty()) {
                 merge(debits, debit(resolution.parentId(), resource, parent, amounts, false, leaseId));
             } else if (parent.disabled() == DisabledMode.DISABLED) {

@@ -125,6 +125,25 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void aValidationErrorRaisedBeforeTheStoreIsAskedSaysNothingAboutIt() {
+        Runnable invalid = () -> assertThatThrownBy(() -> breaker.call(() -> {
+            throw new ValidationException("entityId", "a b", "no spaces");
+        })).isInstanceOf(ValidationException.class);
+        fail();
+        fail();
+        invalid.run();
+        assertThat(breaker.consecutiveFailures()).isEqualTo(2);
+        fail();
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+
+        clock.advance(Duration.ofSeconds(2));
+        invalid.run();                                         // the probe slot is given back
+        assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
+        assertThat(answer()).isEqualTo("ok");                  // the next call probes
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
+    @Test
     void aProbeThatNeverAnswersIsReplacedAfterACoolDown() {
         open();
         clock.advance(Duration.ofSeconds(2));
