@@ -2,6 +2,7 @@ package dev.zaelimiter.store.dynamodb;
 
 import software.amazon.awssdk.awscore.AwsRequest;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration;
@@ -52,6 +53,11 @@ import java.util.function.Supplier;
  * is kept when it is shorter. Timeouts surface as the SDK's {@link ApiCallTimeoutException} (which the store turns
  * into {@link dev.zaelimiter.StoreUnavailableException}) and are counted in {@link #timeouts()}.
  *
+ * <p>Until one request has been answered (a response or a service error), requests get a longer deadline,
+ * {@link #WARM_UP_TIMEOUT} or the deadline if longer: the first request of a cold SDK client loads and initializes
+ * much of the SDK and resolves credentials and the endpoint, which takes from a few hundred milliseconds to a few
+ * seconds, and would otherwise fail the application's first call (or its startup, which writes declarations).
+ *
  * <p>Only the operations the store uses are forwarded, in both their request and builder forms (the builder form
  * is forwarded as such, so a mocked client stubbed on it still answers); any other operation raises
  * {@link UnsupportedOperationException} instead of running without a deadline. {@link #close()} does not close the
@@ -59,13 +65,23 @@ import java.util.function.Supplier;
  */
 final class DeadlineDynamoDbClient implements DynamoDbClient {
 
+    /** The deadline of requests made before any was answered, unless the deadline is longer. */
+    static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(5);
+
     private final DynamoDbClient delegate;
     private final Duration timeout;
+    private final Duration warmUpTimeout;
     private final LongAdder timeouts = new LongAdder();
+    private volatile boolean warm;
 
     DeadlineDynamoDbClient(DynamoDbClient delegate, Duration timeout) {
+        this(delegate, timeout, WARM_UP_TIMEOUT);
+    }
+
+    DeadlineDynamoDbClient(DynamoDbClient delegate, Duration timeout, Duration warmUpTimeout) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
+        this.warmUpTimeout = warmUpTimeout.compareTo(timeout) > 0 ? warmUpTimeout : timeout;
     }
 
     /** The application's client. */
@@ -82,17 +98,23 @@ final class DeadlineDynamoDbClient implements DynamoDbClient {
         return timeouts.sum();
     }
 
+    /** Whether a request has been answered, so that requests get the deadline rather than the warm-up one. */
+    boolean warm() {
+        return warm;
+    }
+
     /** {@code given} with this client's deadline, unless it already has a shorter one. */
     AwsRequestOverrideConfiguration bounded(AwsRequestOverrideConfiguration given) {
+        Duration deadline = warm ? timeout : warmUpTimeout;
         AwsRequestOverrideConfiguration.Builder b = given == null
                 ? AwsRequestOverrideConfiguration.builder() : given.toBuilder();
-        b.apiCallTimeout(shorter(b.apiCallTimeout()));
-        b.apiCallAttemptTimeout(shorter(b.apiCallAttemptTimeout()));
+        b.apiCallTimeout(shorter(b.apiCallTimeout(), deadline));
+        b.apiCallAttemptTimeout(shorter(b.apiCallAttemptTimeout(), deadline));
         return b.build();
     }
 
-    private Duration shorter(Duration given) {
-        return given != null && given.compareTo(timeout) < 0 ? given : timeout;
+    private static Duration shorter(Duration given, Duration deadline) {
+        return given != null && given.compareTo(deadline) < 0 ? given : deadline;
     }
 
     /** A copy of {@code request} with this client's deadline. */
@@ -114,7 +136,12 @@ final class DeadlineDynamoDbClient implements DynamoDbClient {
 
     private <T> T counted(Supplier<T> call) {
         try {
-            return call.get();
+            T response = call.get();
+            warm = true;
+            return response;
+        } catch (AwsServiceException answered) {                // the service answered: a refused condition, say
+            warm = true;
+            throw answered;
         } catch (ApiCallTimeoutException | ApiCallAttemptTimeoutException e) {
             timeouts.increment();
             throw e;

@@ -96,7 +96,7 @@ public final class DynamoDbStore implements LimiterStore {
 
     private DynamoDbStore(Builder builder) {
         this.client = new DeadlineDynamoDbClient(Objects.requireNonNull(builder.client, "client"),
-                builder.requestTimeout);
+                builder.requestTimeout, builder.warmUpTimeout);
         this.table = Objects.requireNonNull(builder.table, "table");
         this.keys = new Keys(builder.namespace);
         this.clock = builder.clock;
@@ -439,6 +439,7 @@ public final class DynamoDbStore implements LimiterStore {
         private Duration stampTtl = Duration.ofSeconds(60);
         private CascadeWrite cascadeWrite = CascadeWrite.COMPENSATING;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private Duration warmUpTimeout = DeadlineDynamoDbClient.WARM_UP_TIMEOUT;
         private Duration tableWait = TableWait.DEFAULT_TIMEOUT;
 
         private Builder() {
@@ -487,13 +488,20 @@ public final class DynamoDbStore implements LimiterStore {
          * The deadline of every request the store makes, retries included, set on each request through the SDK's
          * per-request override whatever the client's own configuration; 500 ms when not set. A request past it fails
          * the store call with {@link StoreUnavailableException}, so the limiter's unavailability policy applies
-         * within about this long. A write that timed out may still land later.
+         * within about this long. A write that timed out may still land later. Until the store's first request has
+         * been answered, requests get 5 s instead (the first request of a cold SDK client takes long).
          */
         public Builder requestTimeout(Duration requestTimeout) {
             if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
                 throw new ValidationException("requestTimeout", requestTimeout, "a deadline is more than zero");
             }
             this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /** The deadline of requests made before one was answered; for tests. */
+        Builder warmUpTimeout(Duration warmUpTimeout) {
+            this.warmUpTimeout = Objects.requireNonNull(warmUpTimeout, "warmUpTimeout");
             return this;
         }
 

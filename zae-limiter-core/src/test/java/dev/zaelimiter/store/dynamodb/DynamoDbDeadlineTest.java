@@ -20,6 +20,8 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.awscore.AwsRequest;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -94,7 +96,9 @@ class DynamoDbDeadlineTest {
         assertThat(deadlines.seen).extracting(s -> s.substring(0, s.indexOf(' ')))
                 .contains("DescribeTable", "UpdateTimeToLive", "PutItem", "UpdateItem", "BatchGetItem", "GetItem",
                         "Query", "DeleteItem", "BatchWriteItem");
-        assertThat(deadlines.seen).allSatisfy(s -> assertThat(s).endsWith(" 750/750"));
+        List<String> seen = List.copyOf(deadlines.seen);
+        assertThat(seen.get(0)).as("the first request, of a cold client").isEqualTo("DescribeTable 5000/5000");
+        assertThat(seen.subList(1, seen.size())).allSatisfy(s -> assertThat(s).endsWith(" 750/750"));
         assertThat(store.requestTimeout()).isEqualTo(Duration.ofMillis(750));
     }
 
@@ -106,14 +110,18 @@ class DynamoDbDeadlineTest {
     }
 
     @Test
-    void aShorterDeadlineOnARequestIsKept() {
+    void requestsBeforeTheFirstAnswerGetTheWarmUpDeadlineAndAShorterOneOnARequestIsKept() {
         DeadlineDynamoDbClient client = new DeadlineDynamoDbClient(Dynalite.get().client(), Duration.ofMillis(500));
-        var given = software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration.builder()
-                .apiCallTimeout(Duration.ofMillis(100)).build();
+        var given = AwsRequestOverrideConfiguration.builder().apiCallTimeout(Duration.ofMillis(100)).build();
+        assertThat(client.bounded(null).apiCallTimeout()).contains(Duration.ofSeconds(5));
+
+        assertThatThrownBy(() -> client.describeTable(b -> b.tableName("no-such-table")))
+                .isInstanceOf(ResourceNotFoundException.class);             // an answer all the same
+        assertThat(client.warm()).isTrue();
+        assertThat(client.bounded(null).apiCallTimeout()).contains(Duration.ofMillis(500));
         var bounded = client.bounded(given);
         assertThat(bounded.apiCallTimeout()).contains(Duration.ofMillis(100));
         assertThat(bounded.apiCallAttemptTimeout()).contains(Duration.ofMillis(500));
-        assertThat(client.bounded(null).apiCallTimeout()).contains(Duration.ofMillis(500));
     }
 
     @Test
@@ -133,7 +141,7 @@ class DynamoDbDeadlineTest {
     @Timeout(60)
     void aServerThatNeverAnswersFailsTheCallWithinTheDeadline() throws IOException {
         DynamoDbStore store = DynamoDbStore.builder().client(silentClient()).table("silent").clock(clock)
-                .requestTimeout(Duration.ofMillis(200)).build();
+                .requestTimeout(Duration.ofMillis(200)).warmUpTimeout(Duration.ofMillis(200)).build();
         RateLimiter strict = RateLimiter.builder().store(store).clock(clock).build();
         RateLimiter lenient = RateLimiter.builder().store(store).clock(clock).onUnavailable(Unavailable.ALLOW)
                 .build();
