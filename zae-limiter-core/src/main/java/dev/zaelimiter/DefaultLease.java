@@ -137,12 +137,13 @@ final class DefaultLease implements Lease {
             return true;
         }
         try {
-            return limiter.store().renew(holding, limiter.clock().millis());
+            return limiter.guarded(() -> limiter.store().renew(holding, limiter.clock().millis()));
         } catch (StoreUnavailableException e) {
             if (limiter.onUnavailable() == Unavailable.BLOCK) {
                 throw e;
             }
-            log.warn("store unavailable, lease on {} not extended: {}", debits.get(0).key(), e.getMessage());
+            RateLimiter.logUnavailable(log, e, "store unavailable, lease on {} not extended: {}", debits.get(0).key(),
+                    e.getMessage());
             return false;
         }
     }
@@ -153,14 +154,17 @@ final class DefaultLease implements Lease {
             return true;
         }
         try {
-            limiter.store().apply(changes, limiter.clock().millis());
+            limiter.guarded(() -> {
+                limiter.store().apply(changes, limiter.clock().millis());
+                return null;
+            });
             return true;
         } catch (StoreUnavailableException e) {
             if (limiter.onUnavailable() == Unavailable.BLOCK) {
                 throw e;
             }
-            log.warn("store unavailable, {} of lease on {} not recorded: {}", what, debits.get(0).key(),
-                    e.getMessage());
+            RateLimiter.logUnavailable(log, e, "store unavailable, {} of lease on {} not recorded: {}", what,
+                    debits.get(0).key(), e.getMessage());
             return false;
         }
     }

@@ -31,6 +31,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.LongUnaryOperator;
+import java.util.function.Supplier;
 
 /**
  * The entry point: admits or refuses calls against the limits of an entity on a resource. Thread-safe; build one per
@@ -57,6 +58,7 @@ public final class RateLimiter {
     private final RateLimiterAdmin admin;
     private final RateLimiterListener listener;
     private final WaitQueues waiting;
+    private final CircuitBreaker breaker;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
@@ -65,6 +67,9 @@ public final class RateLimiter {
         this.listener = builder.listener;
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         this.admin = new RateLimiterAdmin(store);
+        this.breaker = builder.breakerEnabled
+                ? CircuitBreaker.of(builder.failureThreshold, builder.coolDown, clock)
+                : CircuitBreaker.disabled(clock);
     }
 
     public static Builder builder() {
@@ -101,8 +106,12 @@ public final class RateLimiter {
         AcquireResult result;
         long now = clock.millis();
         try {
-            plan = plan(request, now);
-            result = store.tryAcquire(plan.debits(), now);
+            Attempt attempt = breaker.call(() -> {
+                Plan planned = plan(request, now);
+                return new Attempt(planned, store.tryAcquire(planned.debits(), now));
+            });
+            plan = attempt.plan();
+            result = attempt.result();
         } catch (ResourcePausedException e) {
             notify(request, Decision.Outcome.REJECTED, List.of(), started);
             throw e;
@@ -120,6 +129,14 @@ public final class RateLimiter {
         notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
                 started);
         return new DefaultLease(this, plan.debits(), plan.primaryDebits(), plan.primary(), statuses);
+    }
+
+    /** A plan and what the store made of it. */
+    private record Attempt(Plan plan, AcquireResult result) {
+    }
+
+    /** A plan and its buckets as they are. */
+    private record Peek(Plan plan, List<BucketSnapshot> snapshots) {
     }
 
     /** Whether a concurrency limit is among the violations. */
@@ -187,9 +204,12 @@ public final class RateLimiter {
         Objects.requireNonNull(request, "request");
         try {
             long now = clock.millis();
-            Plan plan = plan(request, now);
-            List<BucketSnapshot> snapshots = store.peek(plan.debits(), now);
-            List<LimitStatus> statuses = statuses(plan, snapshots, false);
+            Peek peek = breaker.call(() -> {
+                Plan planned = plan(request, now);
+                return new Peek(planned, store.peek(planned.debits(), now));
+            });
+            Plan plan = peek.plan();
+            List<LimitStatus> statuses = statuses(plan, peek.snapshots(), false);
             Duration wait = Duration.ZERO;
             boolean allowed = true;
             for (LimitStatus status : statuses) {
@@ -205,7 +225,7 @@ public final class RateLimiter {
             if (onUnavailable == Unavailable.BLOCK) {
                 throw e;
             }
-            log.warn("store unavailable, reporting {} as available: {}", request, e.getMessage());
+            logUnavailable(log, e, "store unavailable, reporting {} as available: {}", request, e.getMessage());
             return new Availability(true, false, Duration.ZERO, List.of());
         }
     }
@@ -213,9 +233,12 @@ public final class RateLimiter {
     /** Whole tokens available now per limit of {@code entityId} on {@code resource} (negative in debt). */
     public Map<String, Long> available(String entityId, String resource) {
         long now = clock.millis();
-        Plan plan = plan(AcquireRequest.of(entityId, resource), NO_PAUSE_CHECK);
-        BucketDebit primary = plan.debits().get(0);
-        BucketState state = store.peek(List.of(primary), now).get(0).state();
+        Peek peek = breaker.call(() -> {
+            Plan planned = plan(AcquireRequest.of(entityId, resource), NO_PAUSE_CHECK);
+            return new Peek(planned, store.peek(List.of(planned.debits().get(0)), now));
+        });
+        BucketDebit primary = peek.plan().debits().get(0);
+        BucketState state = peek.snapshots().get(0).state();
         Map<String, Long> available = new LinkedHashMap<>();
         for (Limit limit : primary.limits()) {
             available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limit.MILLI));
@@ -361,6 +384,33 @@ public final class RateLimiter {
         return store;
     }
 
+    /**
+     * The circuit breaker around this limiter's store calls: its state, for health checks and metrics. Each decision
+     * ({@code acquire}, {@code checkAvailability}, {@code available}: the configuration read and the bucket write or
+     * read together) and each lease write goes through it as one call; admin operations and {@code inspect} always
+     * call the store.
+     */
+    public CircuitBreaker circuitBreaker() {
+        return breaker;
+    }
+
+    /**
+     * Logs a store failure that the {@link Unavailable#ALLOW} policy absorbs: a warning, or a debug line when the
+     * circuit breaker refused the call (it logged once when it opened; a warning per call would flood the log).
+     */
+    static void logUnavailable(Logger log, StoreUnavailableException e, String format, Object... args) {
+        if (e instanceof CircuitBreaker.OpenException) {
+            log.debug(format, args);
+        } else {
+            log.warn(format, args);
+        }
+    }
+
+    /** Runs a store call of a lease through the circuit breaker. */
+    <T> T guarded(Supplier<T> storeCall) {
+        return breaker.call(storeCall);
+    }
+
     Unavailable onUnavailable() {
         return onUnavailable;
     }
@@ -379,7 +429,7 @@ public final class RateLimiter {
         if (onUnavailable == Unavailable.BLOCK) {
             throw e;
         }
-        log.warn("store unavailable, admitting {} without recording it: {}", request, e.getMessage());
+        logUnavailable(log, e, "store unavailable, admitting {} without recording it: {}", request, e.getMessage());
         return DefaultLease.unrecorded();
     }
 
@@ -547,6 +597,9 @@ public final class RateLimiter {
         private Sleeper sleeper;
         private int maxQueue = 100;
         private LongUnaryOperator jitter = WaitQueues::randomJitter;
+        private boolean breakerEnabled = true;
+        private int failureThreshold = CircuitBreaker.DEFAULT_FAILURE_THRESHOLD;
+        private Duration coolDown = CircuitBreaker.DEFAULT_COOL_DOWN;
 
         private Builder() {
         }
@@ -557,6 +610,28 @@ public final class RateLimiter {
          */
         Builder jitter(LongUnaryOperator jitter) {
             this.jitter = Objects.requireNonNull(jitter, "jitter");
+            return this;
+        }
+
+        /**
+         * The {@link CircuitBreaker} around store calls: after {@code failureThreshold} store failures in a row,
+         * decisions apply the {@linkplain #onUnavailable unavailability policy} without calling the store for
+         * {@code coolDown} (on the limiter's clock), then one call probes the store. On by default, with
+         * {@value CircuitBreaker#DEFAULT_FAILURE_THRESHOLD} failures and a 2 s cool-down.
+         *
+         * @throws ValidationException when {@code failureThreshold} is below 1 or {@code coolDown} under 1 ms
+         */
+        public Builder circuitBreaker(int failureThreshold, Duration coolDown) {
+            CircuitBreaker.validate(failureThreshold, coolDown);
+            this.breakerEnabled = true;
+            this.failureThreshold = failureThreshold;
+            this.coolDown = coolDown;
+            return this;
+        }
+
+        /** No circuit breaker: every decision calls the store, however often it failed before. */
+        public Builder noCircuitBreaker() {
+            this.breakerEnabled = false;
             return this;
         }
 

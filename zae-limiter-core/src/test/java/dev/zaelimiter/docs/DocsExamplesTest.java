@@ -1,6 +1,7 @@
 package dev.zaelimiter.docs;
 
 import dev.zaelimiter.AcquireRequest;
+import dev.zaelimiter.CircuitBreaker;
 import dev.zaelimiter.Availability;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
@@ -21,6 +22,7 @@ import dev.zaelimiter.UnsatisfiableRequestException;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.testing.MutableClock;
+import dev.zaelimiter.testing.SwitchableStore;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -187,6 +189,37 @@ class DocsExamplesTest {
             assertThatThrownBy(() -> lenient.acquire("user 1", "gpt-4", Map.of("rpm", 1L)))
                     .isInstanceOf(ValidationException.class);                 // bad input still fails
             // end::unavailable[]
+        }
+
+        @Test
+        void circuitBreaker() {
+            SwitchableStore store = new SwitchableStore();
+            MutableClock clock = MutableClock.start();
+            // tag::circuitBreaker[]
+            RateLimiter limiter = RateLimiter.builder().store(store).clock(clock)
+                    .onUnavailable(Unavailable.ALLOW)
+                    .circuitBreaker(5, Duration.ofSeconds(2))  // the defaults; noCircuitBreaker() turns it off
+                    .build();
+            limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 100)));
+
+            store.down();                                  // every store call fails from now on
+            for (int i = 0; i < 5; i++) {
+                limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();   // degraded, after a store call
+            }
+            CircuitBreaker breaker = limiter.circuitBreaker();
+            assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+            try (Lease lease = limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L))) {
+                assertThat(lease.degraded()).isTrue();     // at once: the store is not called
+            }
+            assertThat(breaker.skippedCalls()).isEqualTo(1);
+
+            store.up();
+            clock.advance(Duration.ofSeconds(2));          // the cool-down is over: the next call probes the store
+            try (Lease lease = limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L))) {
+                assertThat(lease.degraded()).isFalse();
+            }
+            assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+            // end::circuitBreaker[]
         }
     }
 

@@ -27,6 +27,7 @@ class DynamoDbDocsExamplesTest {
                 .table("rate-limits")
                 .namespace("checkout")                   // keeps applications sharing a table apart
                 .stampTtl(Duration.ofSeconds(30))        // how long a process trusts configuration it read
+                .requestTimeout(Duration.ofSeconds(1))   // deadline of every request, retries included (500 ms if unset)
                 .build();
         store.createTableIfMissing();                    // on-demand table, children index, TTL where supported
 

@@ -43,9 +43,16 @@ final class LimiterStoreConfigurations {
                 ObjectProvider<Clock> clock) {
             ZaeLimiterProperties.DynamoDb dynamodb = properties.getDynamodb();
             String table = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
+            DynamoDbStore.Builder builder = DynamoDbStore.builder();
+            try {
+                builder.requestTimeout(properties.getStoreTimeout());
+            } catch (ValidationException e) {
+                throw new InvalidDeclarationException("zae.limiter.store-timeout", "is '" + properties.getStoreTimeout()
+                        + "'; a deadline is more than zero, such as 500ms");
+            }
             DynamoDbStore store;
             try {
-                store = DynamoDbStore.builder()
+                store = builder
                         .client(dynamoDbClient)
                         .table(table)
                         .namespace(properties.getNamespace())

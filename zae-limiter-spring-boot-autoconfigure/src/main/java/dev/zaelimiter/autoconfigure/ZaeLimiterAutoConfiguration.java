@@ -2,6 +2,7 @@ package dev.zaelimiter.autoconfigure;
 
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.RateLimiterListener;
+import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
@@ -41,6 +42,18 @@ public class ZaeLimiterAutoConfiguration {
                 .store(store)
                 .clock(clock.getIfUnique(Clock::systemUTC))
                 .onUnavailable(properties.getOnUnavailable());
+        ZaeLimiterProperties.Breaker breaker = properties.getCircuitBreaker();
+        if (!breaker.isEnabled()) {
+            builder.noCircuitBreaker();
+        } else {
+            try {
+                builder.circuitBreaker(breaker.getFailureThreshold(), breaker.getCoolDown());
+            } catch (ValidationException e) {
+                throw new InvalidDeclarationException(e.field().equals("circuitBreaker.failureThreshold")
+                        ? "zae.limiter.circuit-breaker.failure-threshold" : "zae.limiter.circuit-breaker.cool-down",
+                        "is '" + e.value() + "'; " + e.getMessage().substring(e.getMessage().indexOf(": ") + 2));
+            }
+        }
         List<RateLimiterListener> all = listeners.orderedStream().toList();
         if (!all.isEmpty()) {
             builder.listener(all.size() == 1 ? all.get(0) : decision -> all.forEach(l -> l.onDecision(decision)));

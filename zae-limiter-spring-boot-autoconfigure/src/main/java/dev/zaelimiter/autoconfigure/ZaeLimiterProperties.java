@@ -34,6 +34,15 @@ public class ZaeLimiterProperties {
     /** How long a process trusts configuration it read from the store (at least 10 seconds). */
     private Duration stampTtl = Duration.ofSeconds(60);
 
+    /**
+     * Deadline of every request to the DynamoDB store, retries included; past it the call fails as unavailable and
+     * the on-unavailable policy applies. A write that timed out may still land later.
+     */
+    private Duration storeTimeout = Duration.ofMillis(500);
+
+    /** The circuit breaker around store calls. */
+    private final Breaker circuitBreaker = new Breaker();
+
     private final DynamoDb dynamodb = new DynamoDb();
 
     /** Limits for every entity on every resource that has nothing more specific. */
@@ -53,6 +62,46 @@ public class ZaeLimiterProperties {
         MEMORY,
         /** The DynamoDB store; fails startup without a {@code DynamoDbClient} bean. */
         DYNAMODB
+    }
+
+    /**
+     * The circuit breaker: after failure-threshold store failures in a row, decisions apply the on-unavailable policy
+     * without calling the store for cool-down, then one call probes the store.
+     */
+    public static class Breaker {
+
+        /** Whether to stop calling a store that keeps failing. */
+        private boolean enabled = true;
+
+        /** Store failures in a row that open the circuit. */
+        private int failureThreshold = 5;
+
+        /** How long an open circuit skips the store before one call probes it again. */
+        private Duration coolDown = Duration.ofSeconds(2);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getFailureThreshold() {
+            return failureThreshold;
+        }
+
+        public void setFailureThreshold(int failureThreshold) {
+            this.failureThreshold = failureThreshold;
+        }
+
+        public Duration getCoolDown() {
+            return coolDown;
+        }
+
+        public void setCoolDown(Duration coolDown) {
+            this.coolDown = coolDown;
+        }
     }
 
     /** DynamoDB store settings. */
@@ -445,6 +494,18 @@ public class ZaeLimiterProperties {
 
     public void setStampTtl(Duration stampTtl) {
         this.stampTtl = stampTtl;
+    }
+
+    public Duration getStoreTimeout() {
+        return storeTimeout;
+    }
+
+    public void setStoreTimeout(Duration storeTimeout) {
+        this.storeTimeout = storeTimeout;
+    }
+
+    public Breaker getCircuitBreaker() {
+        return circuitBreaker;
     }
 
     public DynamoDb getDynamodb() {

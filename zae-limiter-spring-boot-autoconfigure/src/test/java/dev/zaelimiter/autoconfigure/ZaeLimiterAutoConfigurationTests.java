@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure;
 
+import dev.zaelimiter.CircuitBreaker;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
@@ -50,14 +51,55 @@ class ZaeLimiterAutoConfigurationTests {
         runner.withBean(DynamoDbClient.class, () -> Dynalite.get().client())
                 .withPropertyValues("zae.limiter.dynamodb.table=autoconfig-auto", "zae.limiter.dynamodb.create-table=true",
                         "zae.limiter.namespace=auto-test", "zae.limiter.stamp-ttl=15s",
-                        "zae.limiter.dynamodb.cascade-write=transactional")
+                        "zae.limiter.dynamodb.cascade-write=transactional", "zae.limiter.store-timeout=10s")
                 .run(context -> {
                     assertThat(context).hasSingleBean(DynamoDbStore.class).doesNotHaveBean(InMemoryStore.class);
                     DynamoDbStore store = context.getBean(DynamoDbStore.class);
                     assertThat(store.table()).isEqualTo("autoconfig-auto");
                     assertThat(store.namespace()).isEqualTo("auto-test");
                     assertThat(store.cascadeWrite()).hasToString("TRANSACTIONAL");
+                    assertThat(store.requestTimeout()).isEqualTo(Duration.ofSeconds(10));
                 });
+    }
+
+    @Test
+    void theStoreTimeoutDefaultsToHalfASecondAndMustBePositive() {
+        ApplicationContextRunner dynamodb = runner.withBean(DynamoDbClient.class, () -> Dynalite.get().client())
+                .withPropertyValues("zae.limiter.store=dynamodb");
+        dynamodb.run(context -> assertThat(context.getBean(DynamoDbStore.class).requestTimeout())
+                .isEqualTo(Duration.ofMillis(500)));
+        dynamodb.withPropertyValues("zae.limiter.store-timeout=0s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidDeclarationException.class)
+                    .hasMessage("zae.limiter.store-timeout: is 'PT0S'; a deadline is more than zero, such as 500ms");
+        });
+    }
+
+    @Test
+    void theCircuitBreakerIsOnByDefaultAndConfigurable() {
+        runner.run(context -> {
+            CircuitBreaker breaker = context.getBean(RateLimiter.class).circuitBreaker();
+            assertThat(breaker.enabled()).isTrue();
+            assertThat(breaker.failureThreshold()).isEqualTo(5);
+            assertThat(breaker.coolDown()).isEqualTo(Duration.ofSeconds(2));
+        });
+        runner.withPropertyValues("zae.limiter.circuit-breaker.failure-threshold=3",
+                "zae.limiter.circuit-breaker.cool-down=7s").run(context -> {
+                    CircuitBreaker breaker = context.getBean(RateLimiter.class).circuitBreaker();
+                    assertThat(breaker.failureThreshold()).isEqualTo(3);
+                    assertThat(breaker.coolDown()).isEqualTo(Duration.ofSeconds(7));
+                });
+        runner.withPropertyValues("zae.limiter.circuit-breaker.enabled=false").run(context ->
+                assertThat(context.getBean(RateLimiter.class).circuitBreaker().enabled()).isFalse());
+        runner.withPropertyValues("zae.limiter.circuit-breaker.failure-threshold=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(InvalidDeclarationException.class)
+                    .hasMessage("zae.limiter.circuit-breaker.failure-threshold: is '0'; at least one failure opens"
+                            + " the circuit");
+        });
+        runner.withPropertyValues("zae.limiter.circuit-breaker.cool-down=0s").run(context ->
+                assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageStartingWith("zae.limiter.circuit-breaker.cool-down: is 'PT0S'"));
     }
 
     @Test

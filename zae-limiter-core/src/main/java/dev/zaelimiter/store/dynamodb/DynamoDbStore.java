@@ -80,10 +80,13 @@ public final class DynamoDbStore implements LimiterStore {
 
     private static final Logger log = LoggerFactory.getLogger(DynamoDbStore.class);
 
+    /** The deadline of every request when {@link Builder#requestTimeout} is not set. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMillis(500);
+
     /** The shortest allowed {@code stampTtl}. */
     public static final Duration MIN_STAMP_TTL = Duration.ofSeconds(10);
 
-    private final DynamoDbClient client;
+    private final DeadlineDynamoDbClient client;
     private final String table;
     private final Keys keys;
     private final Clock clock;
@@ -93,9 +96,11 @@ public final class DynamoDbStore implements LimiterStore {
     private final BucketWrites buckets;
     private final CascadeWrites cascades;
     private final ExecutorService executor;
+    private final Duration tableWait;
 
     private DynamoDbStore(Builder builder) {
-        this.client = Objects.requireNonNull(builder.client, "client");
+        this.client = new DeadlineDynamoDbClient(Objects.requireNonNull(builder.client, "client"),
+                builder.requestTimeout, builder.warmUpTimeout);
         this.table = tableName(builder.table);
         this.keys = new Keys(builder.namespace);
         this.clock = builder.clock;
@@ -104,6 +109,7 @@ public final class DynamoDbStore implements LimiterStore {
         }
         this.stampTtl = builder.stampTtl;
         this.cascadeWrite = builder.cascadeWrite;
+        this.tableWait = builder.tableWait;
         this.cache = new ConfigCache(clock, stampTtl.toMillis(), this::batchGet);
         this.executor = Executors.newCachedThreadPool(r -> {
             Thread thread = new Thread(r, "zae-limiter-dynamodb");
@@ -151,6 +157,19 @@ public final class DynamoDbStore implements LimiterStore {
         return cascadeWrite;
     }
 
+    /** The deadline of every request this store makes. */
+    public Duration requestTimeout() {
+        return client.timeout();
+    }
+
+    /**
+     * How many requests of this store ran out of their {@linkplain Builder#requestTimeout deadline}. Each surfaced as
+     * {@link StoreUnavailableException}; a write among them may still have landed.
+     */
+    public long timeouts() {
+        return client.timeouts();
+    }
+
     // ---- table
 
     /**
@@ -175,15 +194,18 @@ public final class DynamoDbStore implements LimiterStore {
 
     /**
      * Creates the table (on-demand billing, string {@code PK}/{@code SK}, index {@code GSI1} for children) when it
-     * does not exist, waits until it is active, and turns on TTL on attribute {@code ttl}. A server without the TTL
-     * API gets a warning in the log; buckets then simply stay until deleted.
+     * does not exist, waits until it is active (polling every quarter second, for at most two minutes, then raising
+     * {@link StoreUnavailableException}; also when another process is creating it), and turns on TTL on attribute
+     * {@code ttl}. A server without the TTL API gets a warning in the log; buckets then simply stay until deleted.
      *
      * @return whether the table was created
      */
     public boolean createTableIfMissing() {
         boolean created;
         try {
-            client.describeTable(b -> b.tableName(table));
+            if (!TableWait.usable(client.describeTable(b -> b.tableName(table)).table().tableStatus())) {
+                TableWait.untilActive(client, table, tableWait);         // another process is creating it
+            }
             created = false;
         } catch (ResourceNotFoundException missing) {
             try {
@@ -201,7 +223,7 @@ public final class DynamoDbStore implements LimiterStore {
             } catch (ResourceInUseException raced) {
                 created = false;
             }
-            client.waiter().waitUntilTableExists(b -> b.tableName(table));
+            TableWait.untilActive(client, table, tableWait);
             log.info("created DynamoDB table {}", table);
         } catch (SdkException e) {
             throw unavailable("describe table " + table, e);
@@ -510,6 +532,9 @@ public final class DynamoDbStore implements LimiterStore {
         private Clock clock = Clock.systemUTC();
         private Duration stampTtl = Duration.ofSeconds(60);
         private CascadeWrite cascadeWrite = CascadeWrite.COMPENSATING;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private Duration warmUpTimeout = DeadlineDynamoDbClient.WARM_UP_TIMEOUT;
+        private Duration tableWait = TableWait.DEFAULT_TIMEOUT;
 
         private Builder() {
         }
@@ -553,6 +578,33 @@ public final class DynamoDbStore implements LimiterStore {
         /** How a cascade writes child and parent; {@link CascadeWrite#COMPENSATING} when not set. */
         public Builder cascadeWrite(CascadeWrite cascadeWrite) {
             this.cascadeWrite = Objects.requireNonNull(cascadeWrite, "cascadeWrite");
+            return this;
+        }
+
+        /**
+         * The deadline of every request the store makes, retries included, set on each request through the SDK's
+         * per-request override whatever the client's own configuration; 500 ms when not set. A request past it fails
+         * the store call with {@link StoreUnavailableException}, so the limiter's unavailability policy applies
+         * within about this long. A write that timed out may still land later. Until the store's first request has
+         * been answered, requests get 5 s instead (the first request of a cold SDK client takes long).
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+                throw new ValidationException("requestTimeout", requestTimeout, "a deadline is more than zero");
+            }
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /** The deadline of requests made before one was answered; for tests. */
+        Builder warmUpTimeout(Duration warmUpTimeout) {
+            this.warmUpTimeout = Objects.requireNonNull(warmUpTimeout, "warmUpTimeout");
+            return this;
+        }
+
+        /** How long {@link DynamoDbStore#createTableIfMissing()} waits for the table to become active; for tests. */
+        Builder tableWait(Duration tableWait) {
+            this.tableWait = Objects.requireNonNull(tableWait, "tableWait");
             return this;
         }
 

@@ -11,6 +11,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -39,7 +40,7 @@ public final class ConcurrencyWorker {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .build();
         DynamoDbStore store = DynamoDbStore.builder().client(client).table(args[1]).namespace(args[2])
-                .clock(frozen).build();
+                .clock(frozen).requestTimeout(Duration.ofSeconds(10)).build();
         RateLimiter limiter = RateLimiter.builder().store(store).clock(frozen).build();
 
         System.out.println("READY");

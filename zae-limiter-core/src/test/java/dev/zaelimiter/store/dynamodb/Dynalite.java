@@ -74,7 +74,8 @@ public final class Dynalite {
         }
     }
 
-    private static Path locate() {
+    /** The directory of {@code server.js} and its {@code node_modules}. */
+    static Path locate() {
         for (Path candidate : new Path[] {Path.of("src/test/dynalite"), Path.of("zae-limiter-core/src/test/dynalite"),
                 Path.of("../zae-limiter-core/src/test/dynalite")}) {
             if (Files.isDirectory(candidate)) {

@@ -166,7 +166,8 @@ class DynamoDbRequestCostTest {
         };
         RequestCounter gatedCounter = new RequestCounter();
         DynamoDbStore gated = DynamoDbStore.builder().client(Dynalite.get().client(gatedCounter, gate))
-                .table(DynamoDbTestStores.table(getClass())).namespace(namespaceOf(limiter)).clock(clock).build();
+                .table(DynamoDbTestStores.table(getClass())).namespace(namespaceOf(limiter)).clock(clock)
+                .requestTimeout(DynamoDbTestStores.REQUEST_TIMEOUT).build();
         RateLimiter second = RateLimiter.builder().store(gated).clock(clock).build();
         second.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
         gatedCounter.reset();

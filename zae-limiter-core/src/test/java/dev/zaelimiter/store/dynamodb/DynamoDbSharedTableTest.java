@@ -46,7 +46,8 @@ class DynamoDbSharedTableTest {
 
     private DynamoDbStore secondProcess(software.amazon.awssdk.services.dynamodb.DynamoDbClient client) {
         return DynamoDbStore.builder().client(client).table(storeA.table()).namespace(storeA.namespace())
-                .clock(clock).stampTtl(Duration.ofSeconds(30)).build();
+                .clock(clock).stampTtl(Duration.ofSeconds(30)).requestTimeout(DynamoDbTestStores.REQUEST_TIMEOUT)
+                .build();
     }
 
     private long rpmSeenByB(String entity) {

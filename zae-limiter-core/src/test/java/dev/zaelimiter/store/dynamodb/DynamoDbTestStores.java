@@ -3,12 +3,19 @@ package dev.zaelimiter.store.dynamodb;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Stores for tests: one table per test class on the shared dynalite, a fresh namespace per store. */
 public final class DynamoDbTestStores {
+
+    /**
+     * The request deadline of test stores: long, so that a test on a loaded machine never fails because one request
+     * of dynalite was slow. {@code DynamoDbDeadlineTest} and {@code DynamoDbFaultTest} test the deadline itself.
+     */
+    public static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     private static final DynamoDbClient CLIENT = Dynalite.get().client();
     private static final Map<Class<?>, String> TABLES = new ConcurrentHashMap<>();
@@ -21,7 +28,8 @@ public final class DynamoDbTestStores {
     public static String table(Class<?> testClass) {
         return TABLES.computeIfAbsent(testClass, c -> {
             String table = "t-" + c.getSimpleName();
-            DynamoDbStore.builder().client(CLIENT).table(table).build().createTableIfMissing();
+            DynamoDbStore.builder().client(CLIENT).table(table).requestTimeout(REQUEST_TIMEOUT).build()
+                    .createTableIfMissing();
             return table;
         });
     }
@@ -32,7 +40,7 @@ public final class DynamoDbTestStores {
     }
 
     public static DynamoDbStore.Builder builder(Class<?> testClass, Clock clock) {
-        return DynamoDbStore.builder().client(CLIENT).table(table(testClass))
+        return DynamoDbStore.builder().client(CLIENT).table(table(testClass)).requestTimeout(REQUEST_TIMEOUT)
                 .namespace("ns" + NAMESPACES.incrementAndGet()).clock(clock);
     }
 

@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
+import dev.zaelimiter.CircuitBreaker;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.store.ConfigScope;
@@ -8,9 +9,14 @@ import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.core.DecoratingProxy;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
- * Whether the limiter's store answers: one cheap read (the system configuration level). UP with the store's kind,
- * DOWN with the error when the store is unavailable or fails otherwise. Contributes as {@code zaeLimiter}.
+ * Whether the limiter's store answers: one cheap read (the system configuration level), made whatever the circuit
+ * breaker's state. UP with the store's kind, DOWN with the error when the store is unavailable or fails otherwise.
+ * The details also show the circuit breaker: {@code state}, {@code consecutiveFailures} and, while open,
+ * {@code retryAt}. Contributes as {@code zaeLimiter}.
  */
 public class ZaeLimiterHealthIndicator extends AbstractHealthIndicator {
 
@@ -25,6 +31,14 @@ public class ZaeLimiterHealthIndicator extends AbstractHealthIndicator {
     protected void doHealthCheck(Health.Builder builder) {
         LimiterStore store = limiter.store();
         builder.withDetail("store", kind(store));
+        CircuitBreaker breaker = limiter.circuitBreaker();
+        if (breaker.enabled()) {
+            Map<String, Object> circuit = new LinkedHashMap<>();
+            circuit.put("state", breaker.state().name());
+            circuit.put("consecutiveFailures", breaker.consecutiveFailures());
+            breaker.retryAt().ifPresent(at -> circuit.put("retryAt", at.toString()));
+            builder.withDetail("circuitBreaker", circuit);
+        }
         try {
             store.getLevel(ConfigScope.system());
             builder.up();

@@ -3,7 +3,10 @@ package dev.zaelimiter.autoconfigure.metrics;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.LimiterStoreDecorator;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.dynamodb.DynamoDbStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -12,12 +15,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.util.function.SingletonSupplier;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * Auto-configuration of Micrometer metrics for the application's {@link RateLimiter}: a
  * {@link MicrometerRateLimiterListener} for its decisions (the limiter's auto-configuration hands it every
- * {@link dev.zaelimiter.RateLimiterListener} bean), and a {@link dev.zaelimiter.autoconfigure.LimiterStoreDecorator}
+ * {@link dev.zaelimiter.RateLimiterListener} bean), {@link StoreFaultMeters} for its circuit breaker and the DynamoDB
+ * store's request timeouts, and a {@link dev.zaelimiter.autoconfigure.LimiterStoreDecorator}
  * that times the store the limiter uses (the store bean itself stays as it is). Needs a {@link MeterRegistry} bean, as Spring Boot's actuator provides; off with
  * {@code zae.limiter.metrics.enabled=false}.
  */
@@ -38,6 +44,13 @@ public class ZaeLimiterMetricsAutoConfiguration {
         return new MicrometerRateLimiterListener(meterRegistry, properties.isEntityTag());
     }
 
+    /** The circuit breaker's state and skipped calls. */
+    @Bean
+    @ConditionalOnMissingBean
+    public StoreFaultMeters zaeLimiterStoreFaultMeters(MeterRegistry meterRegistry, RateLimiter rateLimiter) {
+        return new StoreFaultMeters(meterRegistry, rateLimiter);
+    }
+
     /** Times every store call of the limiter; the meter registry is resolved on the first call. */
     @Bean
     @ConditionalOnMissingBean(name = "zaeLimiterStoreMetrics")
@@ -45,5 +58,21 @@ public class ZaeLimiterMetricsAutoConfiguration {
     public LimiterStoreDecorator zaeLimiterStoreMetrics(ObjectProvider<MeterRegistry> meterRegistry) {
         return store -> store instanceof MeteredLimiterStore ? store
                 : new MeteredLimiterStore(store, SingletonSupplier.of(meterRegistry::getObject));
+    }
+
+    /** The request timeouts of the DynamoDB store, when the limiter's store bean is one. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(DynamoDbClient.class)
+    static class DynamoDbStoreMeters {
+
+        @Bean
+        InitializingBean zaeLimiterStoreTimeoutMeter(MeterRegistry meterRegistry,
+                ObjectProvider<LimiterStore> store) {
+            return () -> {
+                if (store.getIfUnique() instanceof DynamoDbStore dynamodb) {
+                    StoreFaultMeters.timeouts(meterRegistry, dynamodb, DynamoDbStore::timeouts);
+                }
+            };
+        }
     }
 }

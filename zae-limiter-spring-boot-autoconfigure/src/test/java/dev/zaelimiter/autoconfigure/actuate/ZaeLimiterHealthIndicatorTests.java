@@ -1,9 +1,11 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.metrics.MeteredLimiterStore;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.testing.MutableClock;
 import dev.zaelimiter.testing.SwitchableStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -14,8 +16,11 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ZaeLimiterHealthIndicatorTests {
 
@@ -48,6 +53,38 @@ class ZaeLimiterHealthIndicatorTests {
             switchable.up();
             assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
         });
+    }
+
+    @Test
+    void showsTheCircuitBreaker() {
+        MutableClock clock = MutableClock.start();
+        SwitchableStore switchable = new SwitchableStore();
+        RateLimiter limiter = RateLimiter.builder().store(switchable).clock(clock)
+                .circuitBreaker(2, Duration.ofSeconds(5)).build();
+        ZaeLimiterHealthIndicator indicator = new ZaeLimiterHealthIndicator(limiter);
+        assertThat(indicator.health().getDetails()).containsEntry("circuitBreaker",
+                Map.of("state", "CLOSED", "consecutiveFailures", 0));
+
+        switchable.down();
+        for (int i = 0; i < 2; i++) {
+            assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", 1L)))
+                    .isInstanceOf(StoreUnavailableException.class);
+        }
+        Health open = indicator.health();
+        assertThat(open.getStatus()).isEqualTo(Status.DOWN);
+        assertThat(open.getDetails()).containsEntry("circuitBreaker", Map.of("state", "OPEN",
+                "consecutiveFailures", 2, "retryAt", clock.instant().plusSeconds(5).toString()));
+
+        switchable.up();
+        Health recovered = indicator.health();
+        assertThat(recovered.getStatus()).as("the indicator reads the store itself").isEqualTo(Status.UP);
+        assertThat(recovered.getDetails()).extracting("circuitBreaker").extracting("state").isEqualTo("OPEN");
+    }
+
+    @Test
+    void noCircuitBreakerDetailWithoutOne() {
+        RateLimiter limiter = RateLimiter.builder().noCircuitBreaker().build();
+        assertThat(new ZaeLimiterHealthIndicator(limiter).health().getDetails()).doesNotContainKey("circuitBreaker");
     }
 
     @Test

@@ -2,10 +2,13 @@ package dev.zaelimiter.autoconfigure.metrics;
 
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.RateLimiterListener;
+import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.autoconfigure.LimiterStoreDecorator;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.dynamodb.Dynalite;
 import dev.zaelimiter.store.memory.InMemoryStore;
+import dev.zaelimiter.testing.SwitchableStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -15,12 +18,14 @@ import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.Simp
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ZaeLimiterMetricsAutoConfigurationTests {
 
@@ -50,6 +55,44 @@ class ZaeLimiterMetricsAutoConfigurationTests {
             assertThat(registry.get(MeteredLimiterStore.STORE_LATENCY).tag("operation", "tryAcquire").timer()
                     .count()).isEqualTo(1);
         });
+    }
+
+    @Test
+    void theCircuitBreakerStateAndItsSkippedCalls() {
+        SwitchableStore switchable = new SwitchableStore();
+        withRegistry.withBean(LimiterStore.class, () -> switchable)
+                .withPropertyValues("zae.limiter.circuit-breaker.failure-threshold=2").run(context -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    RateLimiter limiter = context.getBean(RateLimiter.class);
+                    assertThat(registry.get(StoreFaultMeters.CIRCUIT).tag("state", "closed").gauge().value())
+                            .isEqualTo(1);
+                    assertThat(registry.get(StoreFaultMeters.CIRCUIT).tag("state", "open").gauge().value())
+                            .isZero();
+
+                    switchable.down();
+                    for (int i = 0; i < 5; i++) {
+                        assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", 1L)))
+                                .isInstanceOf(StoreUnavailableException.class);
+                    }
+                    assertThat(registry.get(StoreFaultMeters.CIRCUIT).tag("state", "open").gauge().value())
+                            .isEqualTo(1);
+                    assertThat(registry.get(StoreFaultMeters.CIRCUIT).tag("state", "closed").gauge().value())
+                            .isZero();
+                    assertThat(registry.get(StoreFaultMeters.CIRCUIT).tag("state", "half_open").gauge().value())
+                            .isZero();
+                    assertThat(registry.get(StoreFaultMeters.CIRCUIT_SKIPPED).functionCounter().count())
+                            .isEqualTo(3);
+                    assertThat(registry.find(StoreFaultMeters.TIMEOUTS).meter()).as("not a DynamoDB store").isNull();
+                });
+    }
+
+    @Test
+    void theRequestTimeoutsOfTheDynamoDbStore() {
+        withRegistry.withBean(DynamoDbClient.class, () -> Dynalite.get().client())
+                .withPropertyValues("zae.limiter.store=dynamodb", "zae.limiter.dynamodb.table=metrics-timeouts",
+                        "zae.limiter.dynamodb.create-table=true", "zae.limiter.store-timeout=10s")
+                .run(context -> assertThat(context.getBean(MeterRegistry.class).get(StoreFaultMeters.TIMEOUTS)
+                        .functionCounter().count()).isZero());
     }
 
     @Test

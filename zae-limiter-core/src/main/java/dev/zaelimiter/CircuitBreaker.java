@@ -1,0 +1,251 @@
+package dev.zaelimiter;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * Stops a {@link RateLimiter} from calling a store that keeps failing. After {@link #failureThreshold()} store calls
+ * in a row fail with {@link StoreUnavailableException}, the circuit opens: for {@link #coolDown()} every decision
+ * applies the limiter's {@link Unavailable} policy at once, without calling the store. Then one call is let through
+ * as a probe (half-open): when the store answers it, the circuit closes; when it fails, the circuit opens for another
+ * cool-down. A call is one decision (its configuration read and its bucket write together) or one lease write. Any
+ * answer of the store counts as success, a rate-limit rejection included; only {@code StoreUnavailableException}
+ * counts as failure, and a {@link ValidationException} (raised before the store is asked) counts as neither. Time
+ * comes from the limiter's clock.
+ *
+ * <p>Every state change is logged. Thread-safe; a closed circuit costs one volatile read per store call.
+ *
+ * <pre>{@code
+ * RateLimiter limiter = RateLimiter.builder().store(store)
+ *         .circuitBreaker(5, Duration.ofSeconds(2))     // the defaults
+ *         .build();
+ * CircuitBreaker.State state = limiter.circuitBreaker().state();
+ * }</pre>
+ */
+public final class CircuitBreaker {
+
+    private static final Logger log = LoggerFactory.getLogger(CircuitBreaker.class);
+
+    /** Consecutive store failures that open the circuit when not configured otherwise. */
+    public static final int DEFAULT_FAILURE_THRESHOLD = 5;
+
+    /** How long an open circuit stays open before a probe, when not configured otherwise. */
+    public static final Duration DEFAULT_COOL_DOWN = Duration.ofSeconds(2);
+
+    /** Where the circuit is. */
+    public enum State {
+        /** Store calls go ahead; consecutive failures are counted. */
+        CLOSED,
+        /** Store calls are not made: decisions apply the unavailability policy at once, until the cool-down ends. */
+        OPEN,
+        /** One probe is with the store; other calls are not made until it answers. */
+        HALF_OPEN
+    }
+
+    private final boolean enabled;
+    private final int failureThreshold;
+    private final Duration coolDown;
+    private final long coolDownMillis;
+    private final Clock clock;
+    private final LongAdder skipped = new LongAdder();
+
+    private volatile State state = State.CLOSED;
+    private volatile int failures;
+    private long openedAt;
+    private boolean probing;
+    private long probeStartedAt;
+
+    private CircuitBreaker(boolean enabled, int failureThreshold, Duration coolDown, Clock clock) {
+        this.enabled = enabled;
+        this.failureThreshold = failureThreshold;
+        this.coolDown = coolDown;
+        this.coolDownMillis = coolDown.toMillis();
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * A circuit breaker on {@code clock}.
+     *
+     * @throws ValidationException when {@code failureThreshold} is below 1 or {@code coolDown} is not positive
+     */
+    static CircuitBreaker of(int failureThreshold, Duration coolDown, Clock clock) {
+        validate(failureThreshold, coolDown);
+        return new CircuitBreaker(true, failureThreshold, coolDown, clock);
+    }
+
+    /** A circuit breaker that never opens. */
+    static CircuitBreaker disabled(Clock clock) {
+        return new CircuitBreaker(false, Integer.MAX_VALUE, DEFAULT_COOL_DOWN, clock);
+    }
+
+    static void validate(int failureThreshold, Duration coolDown) {
+        if (failureThreshold < 1) {
+            throw new ValidationException("circuitBreaker.failureThreshold", failureThreshold,
+                    "at least one failure opens the circuit");
+        }
+        if (coolDown == null || coolDown.toMillis() < 1) {
+            throw new ValidationException("circuitBreaker.coolDown", coolDown, "a cool-down lasts at least 1 ms");
+        }
+    }
+
+    /** Whether the circuit can open at all ({@code false} when the limiter was built without one). */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    public int failureThreshold() {
+        return failureThreshold;
+    }
+
+    public Duration coolDown() {
+        return coolDown;
+    }
+
+    /** The state now. An open circuit whose cool-down has passed stays open until a call probes the store. */
+    public State state() {
+        return state;
+    }
+
+    /** Store calls that failed in a row, since the last one that succeeded. */
+    public int consecutiveFailures() {
+        return failures;
+    }
+
+    /** When an open circuit lets a probe through; empty unless open. */
+    public synchronized Optional<Instant> retryAt() {
+        return state == State.OPEN ? Optional.of(Instant.ofEpochMilli(openedAt + coolDownMillis)) : Optional.empty();
+    }
+
+    /** Store calls not made because the circuit was open (or half-open with a probe under way), since creation. */
+    public long skippedCalls() {
+        return skipped.sum();
+    }
+
+    /**
+     * Runs {@code storeCall} unless the circuit is open, and records how it went.
+     *
+     * @throws StoreUnavailableException without calling the store when the circuit is open, or from the store
+     */
+    <T> T call(Supplier<T> storeCall) {
+        boolean probe = state != State.CLOSED && admit();
+        Boolean answered = Boolean.TRUE;
+        try {
+            return storeCall.get();
+        } catch (StoreUnavailableException e) {
+            answered = Boolean.FALSE;
+            throw e;
+        } catch (ValidationException e) {
+            answered = null;                                   // refused before the store was asked
+            throw e;
+        } finally {
+            if (answered == null) {
+                released(probe);
+            } else if (answered) {
+                succeeded(probe);
+            } else {
+                failed(probe);
+            }
+        }
+    }
+
+    /** A call that did not reach the store: says nothing about it; a probe lets another call probe. */
+    private void released(boolean probe) {
+        if (probe) {
+            synchronized (this) {
+                probing = false;
+            }
+        }
+    }
+
+    /** Decides for a call made while the circuit is not closed: a probe, a plain call, or none (raises). */
+    private synchronized boolean admit() {
+        long now = clock.millis();
+        switch (state) {
+            case CLOSED:
+                return false;
+            case OPEN:
+                if (now - openedAt >= coolDownMillis || now < openedAt) {
+                    state = State.HALF_OPEN;
+                    return startProbe(now);
+                }
+                break;
+            default:                                                      // HALF_OPEN
+                if (!probing || now - probeStartedAt >= coolDownMillis || now < probeStartedAt) {
+                    return startProbe(now);                               // no probe, or one lost for a cool-down
+                }
+                break;
+        }
+        skipped.increment();
+        throw new OpenException("store circuit breaker is " + state + " after " + failureThreshold
+                + " consecutive store failures; the store is not called until "
+                + Instant.ofEpochMilli((state == State.OPEN ? openedAt : probeStartedAt) + coolDownMillis));
+    }
+
+    private boolean startProbe(long now) {
+        probing = true;
+        probeStartedAt = now;
+        log.info("store circuit breaker half-open: probing the store");
+        return true;
+    }
+
+    private void succeeded(boolean probe) {
+        if (probe || failures != 0 || state != State.CLOSED) {
+            synchronized (this) {
+                if (probe && state == State.HALF_OPEN) {
+                    state = State.CLOSED;
+                    probing = false;
+                    log.info("store circuit breaker closed: the store answered");
+                }
+                if (state == State.CLOSED) {
+                    failures = 0;
+                }
+            }
+        }
+    }
+
+    private void failed(boolean probe) {
+        if (!enabled) {
+            return;
+        }
+        synchronized (this) {
+            if (probe && state == State.HALF_OPEN) {
+                open("the probe failed");
+            } else if (state == State.CLOSED) {
+                failures = failures + 1;
+                if (failures >= failureThreshold) {
+                    open(failures + " consecutive store calls failed");
+                }
+            }
+        }
+    }
+
+    private void open(String why) {
+        state = State.OPEN;
+        probing = false;
+        openedAt = clock.millis();
+        log.warn("store circuit breaker open: {}; decisions apply the unavailability policy without calling the"
+                + " store for {} ms", why, coolDownMillis);
+    }
+
+    /** The failure of a call the circuit breaker did not make. */
+    static final class OpenException extends StoreUnavailableException {
+
+        OpenException(String message) {
+            super(message, null);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return enabled ? "CircuitBreaker[" + state + ", " + failures + "/" + failureThreshold + " failures, cool-down "
+                + coolDownMillis + " ms]" : "CircuitBreaker[disabled]";
+    }
+}
