@@ -6,6 +6,7 @@ import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.Unavailable;
+import dev.zaelimiter.store.dynamodb.Dynalite;
 import dev.zaelimiter.store.dynamodb.DynamoDbStore;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -107,7 +108,7 @@ final class BenchmarkHarness implements AutoCloseable {
     private final RateLimiter limiter;
     private final PrintStream progress;
 
-    BenchmarkHarness(DynaliteServer server, PrintStream progress) {
+    BenchmarkHarness(Dynalite server, PrintStream progress) {
         this.progress = progress;
         this.oursClient = server.client(oursCounter);
         this.baselineClient = server.client(baselineCounter);

@@ -2,6 +2,7 @@ package dev.zaelimiter.benchmarks;
 
 import dev.zaelimiter.benchmarks.BenchmarkHarness.Result;
 import dev.zaelimiter.benchmarks.BenchmarkHarness.Settings;
+import dev.zaelimiter.store.dynamodb.Dynalite;
 import software.amazon.awssdk.core.util.VersionInfo;
 
 import java.util.Arrays;
@@ -25,7 +26,7 @@ public final class DynamoDbBenchmark {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         Settings settings = parse(args);
         long started = System.nanoTime();
-        try (DynaliteServer server = DynaliteServer.start();
+        try (Dynalite server = Dynalite.start();
              BenchmarkHarness harness = new BenchmarkHarness(server, System.err)) {
             List<Result> results = harness.run(settings);
             System.out.printf("DynamoDB acquire, zae-limiter vs read + conditional put, on dynalite %s (pid %d)%n%n",

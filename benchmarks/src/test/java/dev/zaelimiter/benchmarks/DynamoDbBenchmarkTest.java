@@ -2,6 +2,7 @@ package dev.zaelimiter.benchmarks;
 
 import dev.zaelimiter.benchmarks.BenchmarkHarness.Result;
 import dev.zaelimiter.benchmarks.BenchmarkHarness.Settings;
+import dev.zaelimiter.store.dynamodb.Dynalite;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,13 +23,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DynamoDbBenchmarkTest {
 
-    private static DynaliteServer server;
+    private static Dynalite server;
     private static List<Result> results;
     private static String markdown;
 
     @BeforeAll
     static void runTiny() {
-        server = DynaliteServer.start();
+        server = Dynalite.start();
         Settings tiny = new Settings(new int[] {1, 2}, 20, 300, 50, 150, 2, 5, true);
         try (BenchmarkHarness harness = new BenchmarkHarness(server,
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))) {
