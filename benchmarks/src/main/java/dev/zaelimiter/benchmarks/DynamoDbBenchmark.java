@@ -5,6 +5,7 @@ import dev.zaelimiter.benchmarks.BenchmarkHarness.Settings;
 import dev.zaelimiter.store.dynamodb.Dynalite;
 import software.amazon.awssdk.core.util.VersionInfo;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 
@@ -15,6 +16,7 @@ import java.util.List;
  * <pre>
  * java -jar benchmarks/target/zae-limiter-benchmarks.jar [--slice-ms=2500] [--rounds=5] [--warmup-ms=5000]
  *      [--scenario-warmup-ms=1000] [--threads=1,8] [--keys=1000] [--tight-rate=100] [--no-tight]
+ *      [--stamp-ttl-s=60]
  * </pre>
  */
 public final class DynamoDbBenchmark {
@@ -27,7 +29,7 @@ public final class DynamoDbBenchmark {
         Settings settings = parse(args);
         long started = System.nanoTime();
         try (Dynalite server = Dynalite.start();
-             BenchmarkHarness harness = new BenchmarkHarness(server, System.err)) {
+             BenchmarkHarness harness = new BenchmarkHarness(server, settings.stampTtl(), System.err)) {
             List<Result> results = harness.run(settings);
             System.out.printf("DynamoDB acquire, zae-limiter vs read + conditional put, on dynalite %s (pid %d)%n%n",
                     server.version(), server.pid());
@@ -50,6 +52,7 @@ public final class DynamoDbBenchmark {
         int rounds = d.rounds();
         long tightRate = d.tightRatePerSecond();
         boolean tight = d.tight();
+        Duration stampTtl = d.stampTtl();
         for (String arg : args) {
             String[] kv = arg.split("=", 2);
             String value = kv.length == 2 ? kv[1] : "";
@@ -62,9 +65,10 @@ public final class DynamoDbBenchmark {
                 case "--rounds" -> rounds = Integer.parseInt(value);
                 case "--tight-rate" -> tightRate = Long.parseLong(value);
                 case "--no-tight" -> tight = false;
+                case "--stamp-ttl-s" -> stampTtl = Duration.ofSeconds(Long.parseLong(value));
                 default -> throw new IllegalArgumentException("unknown option " + arg + "; see the class comment");
             }
         }
-        return new Settings(threads, keys, warmup, scenarioWarmup, slice, rounds, tightRate, tight);
+        return new Settings(threads, keys, warmup, scenarioWarmup, slice, rounds, tightRate, tight, stampTtl);
     }
 }
