@@ -65,7 +65,7 @@ final class BenchmarkHarness implements AutoCloseable {
         long requestCount() {
             long total = 0;
             for (Map.Entry<String, Long> e : requests.entrySet()) {
-                if (!RequestCounter.CONDITION_FAILED.equals(e.getKey())) {
+                if (RequestCounter.isOperation(e.getKey())) {
                     total += e.getValue();
                 }
             }
