@@ -39,8 +39,6 @@ public final class SaturationBenchmark {
     static final String TABLE = "zae-limiter-saturation";
     static final String RESOURCE = "saturated";
     static final String LIMIT = "rps";
-    static final String WARM_RESOURCE = "warm";
-    static final String WARM_LIMIT = "rpm";
 
     /** {@code processes} worker JVMs of {@code threads} threads each. */
     record Shape(int processes, int threads) {
@@ -151,8 +149,6 @@ public final class SaturationBenchmark {
             store.createTableIfMissing();
             RateLimiter limiter = RateLimiter.builder().store(store).build();
             limiter.admin().setResourceDefaults(RESOURCE, List.of(Limit.perSecond(LIMIT, settings.ratePerSecond())));
-            limiter.admin().setResourceDefaults(WARM_RESOURCE,
-                    List.of(Limit.perMinute(WARM_LIMIT, BenchmarkHarness.OPEN_RATE_PER_MINUTE)));
             List<Run> runs = new ArrayList<>();
             for (int i = 0; i < settings.runs().size(); i++) {
                 Shape shape = settings.runs().get(i);

@@ -22,15 +22,16 @@ final class SaturationReport {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "Decisions (bound = capacity %d + %d/s × seconds):%n%n",
                 settings.capacity(), settings.ratePerSecond()));
-        out.append("| Run | Seconds | Calls | Calls / s | Mean / max ms per call | Admitted | Refused | Errors | "
-                + "Admitted / s | Bound | Bound / s | Admitted ≤ bound |\n");
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        out.append("| Run | Seconds | Calls | Calls / s | × rate | Mean / max ms per call | Admitted | Refused "
+                + "| Errors | Admitted / s | Bound | Bound / s | Admitted ≤ bound |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Run run : runs) {
             SaturationTally t = run.tally();
             long bound = run.bound(settings);
             out.append(String.format(Locale.ROOT,
-                    "| %s | %.2f | %d | %.1f | %.1f / %.0f | %d | %d | %s | %.1f | %d | %.1f | %s |%n",
-                    run.shape().label(), run.seconds(), t.calls, t.calls / run.seconds(), t.meanMillis(),
+                    "| %s | %.2f | %d | %.1f | %.1f | %.1f / %.0f | %d | %d | %s | %.1f | %d | %.1f | %s |%n",
+                    run.shape().label(), run.seconds(), t.calls, t.calls / run.seconds(),
+                    t.calls / run.seconds() / settings.ratePerSecond(), t.meanMillis(),
                     t.maxNanos / 1e6, t.admitted, t.refused,
                     t.errors == 0 ? "0" : t.errors + " (" + t.firstError + ")", t.admitted / run.seconds(), bound,
                     bound / run.seconds(),

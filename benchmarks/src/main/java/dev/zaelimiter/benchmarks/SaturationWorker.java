@@ -21,9 +21,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One process of the saturation benchmark ({@link SaturationBenchmark} starts it with this JVM's class path). It
- * builds its own client (with a {@link RequestCounter}), store and limiter, warms up on a bucket of its own, prints
- * {@code READY}, waits for {@code GO <epochMillis>} on standard input, then from that instant drives the measured
- * bucket with paced threads for the run's duration and prints {@code RESULT <tally>}.
+ * builds its own client (with a {@link RequestCounter}), store and limiter, warms up on a bucket of its own (same
+ * limit, closed loops), prints {@code READY}, waits for {@code GO <epochMillis>} on standard input, then from that
+ * instant drives the measured bucket with paced threads for the run's duration and prints {@code RESULT <tally>}.
  *
  * <p>Pacing: the run's demand is split evenly over all threads of all processes; each thread calls at fixed
  * intervals, staggered against the others. A thread still busy when its next slot comes calls at once and drops the
@@ -56,7 +56,8 @@ public final class SaturationWorker {
         AcquireRequest measured = AcquireRequest.of(a.get("entity"), SaturationBenchmark.RESOURCE)
                 .consume(SaturationBenchmark.LIMIT, 1);
 
-        warmUp(limiter, threads, processIndex, warmupMillis);
+        warmUp(limiter, AcquireRequest.of("warm-" + a.get("entity") + "-" + processIndex, SaturationBenchmark.RESOURCE)
+                .consume(SaturationBenchmark.LIMIT, 1), threads, warmupMillis);
         // the measured bucket's configuration, cached once per stamp TTL in steady state, is loaded before the start
         limiter.checkAvailability(a.get("entity"), SaturationBenchmark.RESOURCE,
                 Map.of(SaturationBenchmark.LIMIT, 1L));
@@ -147,16 +148,22 @@ public final class SaturationWorker {
         }
     }
 
-    /** Closed loops on a bucket of this process's own (a limit that never runs short): JIT, connections. */
-    private static void warmUp(RateLimiter limiter, int threads, int processIndex, long millis) throws Exception {
+    /**
+     * Closed loops on a bucket of this process's own with the measured limit, so that every path a saturated bucket
+     * takes (admitted, refused, lost races) is compiled and the connections are open before the measured run.
+     */
+    private static void warmUp(RateLimiter limiter, AcquireRequest request, int threads, long millis)
+            throws InterruptedException {
         long end = System.nanoTime() + millis * 1_000_000L;
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
-            AcquireRequest request = AcquireRequest.of("warm-" + processIndex + "-" + t,
-                    SaturationBenchmark.WARM_RESOURCE).consume(SaturationBenchmark.WARM_LIMIT, 1);
             workers[t] = new Thread(() -> {
                 do {
-                    limiter.acquire(request).close();
+                    try {
+                        limiter.acquire(request).close();
+                    } catch (RateLimitExceededException refused) {
+                        // as expected, most of the time
+                    }
                 } while (System.nanoTime() < end);
             });
             workers[t].start();
