@@ -2,18 +2,22 @@ package dev.zaelimiter.benchmarks;
 
 import dev.zaelimiter.benchmarks.BenchmarkHarness.Result;
 import dev.zaelimiter.benchmarks.BenchmarkHarness.Settings;
+import dev.zaelimiter.store.dynamodb.Dynalite;
 import software.amazon.awssdk.core.util.VersionInfo;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * Our DynamoDB acquire against the read-then-conditional-write baseline, side by side on one dynalite in one run.
- * Prints Markdown tables (progress goes to stderr). See {@code docs/performance.md}.
+ * Prints Markdown tables (progress goes to stderr). See {@code docs/performance.md}. With {@code saturation} as the
+ * first argument, runs {@link SaturationBenchmark} instead.
  *
  * <pre>
  * java -jar benchmarks/target/zae-limiter-benchmarks.jar [--slice-ms=2500] [--rounds=5] [--warmup-ms=5000]
  *      [--scenario-warmup-ms=1000] [--threads=1,8] [--keys=1000] [--tight-rate=100] [--no-tight]
+ *      [--stamp-ttl-s=60]
  * </pre>
  */
 public final class DynamoDbBenchmark {
@@ -22,11 +26,15 @@ public final class DynamoDbBenchmark {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("saturation")) {
+            SaturationBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         Settings settings = parse(args);
         long started = System.nanoTime();
-        try (DynaliteServer server = DynaliteServer.start();
-             BenchmarkHarness harness = new BenchmarkHarness(server, System.err)) {
+        try (Dynalite server = Dynalite.start();
+             BenchmarkHarness harness = new BenchmarkHarness(server, settings.stampTtl(), System.err)) {
             List<Result> results = harness.run(settings);
             System.out.printf("DynamoDB acquire, zae-limiter vs read + conditional put, on dynalite %s (pid %d)%n%n",
                     server.version(), server.pid());
@@ -49,6 +57,7 @@ public final class DynamoDbBenchmark {
         int rounds = d.rounds();
         long tightRate = d.tightRatePerSecond();
         boolean tight = d.tight();
+        Duration stampTtl = d.stampTtl();
         for (String arg : args) {
             String[] kv = arg.split("=", 2);
             String value = kv.length == 2 ? kv[1] : "";
@@ -61,9 +70,10 @@ public final class DynamoDbBenchmark {
                 case "--rounds" -> rounds = Integer.parseInt(value);
                 case "--tight-rate" -> tightRate = Long.parseLong(value);
                 case "--no-tight" -> tight = false;
+                case "--stamp-ttl-s" -> stampTtl = Duration.ofSeconds(Long.parseLong(value));
                 default -> throw new IllegalArgumentException("unknown option " + arg + "; see the class comment");
             }
         }
-        return new Settings(threads, keys, warmup, scenarioWarmup, slice, rounds, tightRate, tight);
+        return new Settings(threads, keys, warmup, scenarioWarmup, slice, rounds, tightRate, tight, stampTtl);
     }
 }

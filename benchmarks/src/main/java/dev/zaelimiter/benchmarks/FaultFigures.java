@@ -6,6 +6,7 @@ import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.store.dynamodb.DynamoDbStore;
+import dev.zaelimiter.store.dynamodb.Dynalite;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 import java.io.IOException;
@@ -66,7 +67,7 @@ public final class FaultFigures {
     }
 
     private static void run(Unavailable policy, long upMs, long hangMs, long deadMs, int threads) throws Exception {
-        try (DynaliteServer server = DynaliteServer.start()) {
+        try (Dynalite server = Dynalite.start()) {
             DynamoDbClient client = server.client();
             DynamoDbStore store = DynamoDbStore.builder().client(client).table("faults").build();
             store.createTableIfMissing();

@@ -53,7 +53,7 @@ final class Report {
     private static String breakdown(Side side) {
         StringJoiner parts = new StringJoiner(", ");
         for (Map.Entry<String, Long> e : side.requests.entrySet()) {
-            if (!RequestCounter.CONDITION_FAILED.equals(e.getKey())) {
+            if (RequestCounter.isOperation(e.getKey())) {
                 parts.add(String.format(Locale.ROOT, "%s %.3f", e.getKey(), side.perDecision(e.getValue())));
             }
         }
