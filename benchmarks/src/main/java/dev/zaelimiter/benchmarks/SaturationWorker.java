@@ -50,8 +50,9 @@ public final class SaturationWorker {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .overrideConfiguration(c -> c.addExecutionInterceptor(counter))
                 .build();
+        // a slow request on a loaded machine is measured, not failed: this benchmark counts requests
         DynamoDbStore store = DynamoDbStore.builder().client(client).table(a.get("table"))
-                .namespace(a.get("namespace")).build();
+                .namespace(a.get("namespace")).requestTimeout(java.time.Duration.ofSeconds(10)).build();
         RateLimiter limiter = RateLimiter.builder().store(store).onUnavailable(Unavailable.BLOCK).build();
         AcquireRequest measured = AcquireRequest.of(a.get("entity"), SaturationBenchmark.RESOURCE)
                 .consume(SaturationBenchmark.LIMIT, 1);

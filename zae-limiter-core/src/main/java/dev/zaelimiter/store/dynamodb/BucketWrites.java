@@ -66,30 +66,39 @@ final class BucketWrites {
         KnownBuckets.Known k = known.get(debit.key(), stamp);
         BucketState estimate = null;
         if (k != null) {
-            estimate = k.state().refilled(debit.limits(), now);
+            estimate = k.estimate(debit.limits(), now);
             BucketState local = KnownBuckets.localRefusal(debit, k, estimate, now);
             if (local != null) {
                 return new Outcome(false, local);
             }
+            if (!known.claimProbe(debit, k, now)) {
+                return new Outcome(false, k.learned(debit.limits(), now));
+            }
         }
-        UpdateItemRequest request = BucketItems.consumes(debit) ? items.update(debit, now, stamp, estimate, false) : null;
+        UpdateItemRequest request = BucketItems.consumes(debit)
+                ? items.update(debit, now, stamp, estimate, false) : null;
         if (request == null) {
             return settle(debit, now, stamp, BucketItems.UNKNOWN, false);
         }
         boolean expected = estimate != null && estimate.admits(debit.limits(), debit.amountsMilli());
-        if (expected && !debit.countOnly()) {
-            known.reserve(debit, stamp, now);
+        boolean reserved = expected && !debit.countOnly();
+        if (reserved) {
+            known.reserve(debit, stamp);
         }
         try {
             return admitted(debit, stamp, now, client.updateItem(request));
         } catch (ConditionalCheckFailedException e) {
             return settle(debit, now, stamp, BucketItems.returned(e), expected);
+        } finally {
+            if (reserved) {
+                known.release(debit, stamp);
+            }
         }
     }
 
     private Outcome admitted(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
         BucketState state = ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now);
-        known.learn(debit.key(), stamp, state, now, 0);
+        known.learnAdmitted(debit, stamp, state, now);
         return new Outcome(true, state);
     }
 

@@ -1,10 +1,13 @@
 package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.algorithm.BucketMath;
 import dev.zaelimiter.algorithm.BucketState;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -25,13 +28,34 @@ final class KnownBuckets {
 
     private static final int MAX_KNOWN = 100_000;
 
+    /** How long a bucket counts as contended after this process lost a race for it. */
+    private static final long CONTENDED_MILLIS = 5_000;
+
     private final Map<BucketKey, Known> known = new ConcurrentHashMap<>();
 
     /**
-     * What this process last learned of a bucket: its state at {@code learnedAt} (less what calls of this process
-     * have taken since, while they are in flight), and until when it stays away after losing a race.
+     * What this process last learned of a bucket: its state at {@code learnedAt}, what calls of this process have
+     * taken from it since and not yet heard back about ({@code inFlight}, milli-tokens per limit), and until when it
+     * stays away after losing a race.
      */
-    record Known(String stamp, BucketState state, long learnedAt, long pausedUntil) {
+    record Known(String stamp, BucketState state, long learnedAt, long pausedUntil, Map<String, Long> inFlight,
+            long contendedUntil) {
+
+        /** The learned state less what is in flight, refilled to {@code now} under {@code limits}. */
+        BucketState estimate(List<Limit> limits, long now) {
+            BucketState refilled = state.refilled(limits, now);
+            return inFlight.isEmpty() ? refilled : refilled.debited(limits, inFlight, false);
+        }
+
+        /** The learned state less what is in flight, as it was learned (no refill credited since). */
+        BucketState learned(List<Limit> limits, long now) {
+            BucketState learned = new BucketState(Math.max(now, state.lastRefillMillis()), state.limits());
+            return inFlight.isEmpty() ? learned : learned.debited(limits, inFlight, false);
+        }
+
+        private Known with(BucketState state, long learnedAt, long pausedUntil, Map<String, Long> inFlight) {
+            return new Known(stamp, state, learnedAt, pausedUntil, Map.copyOf(inFlight), contendedUntil);
+        }
     }
 
     /** What this process knows of the bucket under {@code stamp}'s configuration, or {@code null}. */
@@ -40,16 +64,16 @@ final class KnownBuckets {
         return k != null && k.stamp().equals(stamp) ? k : null;
     }
 
-    /** What this process knows of the bucket, refilled to {@code now}; {@code null} when it knows nothing current. */
+    /** What this process knows of the bucket at {@code now}; {@code null} when it knows nothing current. */
     BucketState estimate(BucketDebit debit, String stamp, long now) {
         Known k = get(debit.key(), stamp);
-        return k == null ? null : k.state().refilled(debit.limits(), now);
+        return k == null ? null : k.estimate(debit.limits(), now);
     }
 
     /** {@link #localRefusal(BucketDebit, Known, BucketState, long)} from what this process knows, if anything. */
     BucketState localRefusal(BucketDebit debit, String stamp, long now) {
         Known k = get(debit.key(), stamp);
-        return k == null ? null : localRefusal(debit, k, k.state().refilled(debit.limits(), now), now);
+        return k == null ? null : localRefusal(debit, k, k.estimate(debit.limits(), now), now);
     }
 
     /**
@@ -57,6 +81,7 @@ final class KnownBuckets {
      * concurrency slot and touch no scheduled limit are refused locally (a scheduled limit's refill depends on when
      * the store last wrote the bucket, which a process cannot see): while paused, when the balances last seen do not
      * cover the call; within {@link #TRUST_MILLIS} of learning them, when they do not cover it even refilled to now.
+     * What this process's calls in flight take counts as taken.
      */
     static BucketState localRefusal(BucketDebit debit, Known k, BucketState estimate, long now) {
         if (debit.countOnly() || debit.takesSlots() || !BucketItems.hardConsumption(debit)) {
@@ -67,8 +92,11 @@ final class KnownBuckets {
                 return null;
             }
         }
-        if (now < k.pausedUntil() && !k.state().admits(debit.limits(), debit.amountsMilli())) {
-            return new BucketState(Math.max(now, k.state().lastRefillMillis()), k.state().limits());
+        if (now < k.pausedUntil()) {
+            BucketState learned = k.learned(debit.limits(), now);
+            if (!learned.admits(debit.limits(), debit.amountsMilli())) {
+                return learned;
+            }
         }
         if (now < k.learnedAt() + TRUST_MILLIS && !estimate.admits(debit.limits(), debit.amountsMilli())) {
             return estimate;
@@ -76,27 +104,90 @@ final class KnownBuckets {
         return null;
     }
 
-    /** Takes the debit from what this process knows, so that its other threads do not count on the same tokens. */
-    void reserve(BucketDebit debit, String stamp, long now) {
-        known.computeIfPresent(debit.key(), (key, k) -> k.stamp().equals(stamp)
-                ? new Known(stamp, k.state().refilled(debit.limits(), now)
-                        .debited(debit.limits(), debit.amountsMilli(), false), k.learnedAt(), k.pausedUntil())
-                : k);
+    /** Counts the debit as in flight, so that this process's other threads do not count on the same tokens. */
+    void reserve(BucketDebit debit, String stamp) {
+        adjustInFlight(debit, stamp, 1);
     }
 
+    /** The debit's request has been answered (or failed): it is no longer in flight. */
+    void release(BucketDebit debit, String stamp) {
+        adjustInFlight(debit, stamp, -1);
+    }
+
+    private void adjustInFlight(BucketDebit debit, String stamp, int sign) {
+        known.computeIfPresent(debit.key(), (key, k) -> {
+            if (!k.stamp().equals(stamp)) {
+                return k;
+            }
+            Map<String, Long> inFlight = new HashMap<>(k.inFlight());
+            debit.amountsMilli().forEach((name, amount) -> {
+                long next = BucketMath.saturatedAdd(inFlight.getOrDefault(name, 0L), sign * amount);
+                if (next > 0) {
+                    inFlight.put(name, next);
+                } else {
+                    inFlight.remove(name);
+                }
+            });
+            return k.with(k.state(), k.learnedAt(), k.pausedUntil(), inFlight);
+        });
+    }
+
+    /**
+     * Whether this call may ask the store about a bucket whose last tokens this process lost and whose pause has
+     * ended: the first call to ask takes the probe (the pause is renewed for the others) and the others are refused
+     * locally until its answer, so that a contended bucket costs one request per pause, not one per thread.
+     */
+    boolean claimProbe(BucketDebit debit, Known k, long now) {
+        if (k.pausedUntil() == 0 || now < k.pausedUntil()) {
+            return true;
+        }
+        boolean[] claimed = {false};
+        known.computeIfPresent(debit.key(), (key, current) -> {
+            if (current == k) {
+                claimed[0] = true;
+                return k.with(k.state(), k.learnedAt(), now + pause(debit, now), k.inFlight());
+            }
+            return current;
+        });
+        return claimed[0];
+    }
+
+    /** Remembers what the store answered about a bucket; what is still in flight stays counted. */
     void learn(BucketKey key, String stamp, BucketState state, long now, long pausedUntil) {
+        learn(key, stamp, state, now, pausedUntil, 0);
+    }
+
+    private void learn(BucketKey key, String stamp, BucketState state, long now, long pausedUntil,
+            long contendedUntil) {
         if (known.size() >= MAX_KNOWN) {
             known.clear();
         }
-        known.put(key, new Known(stamp, state, now, pausedUntil));
+        known.compute(key, (k, old) -> {
+            boolean same = old != null && old.stamp().equals(stamp);
+            return new Known(stamp, state, now, pausedUntil, same ? old.inFlight() : Map.of(),
+                    Math.max(contendedUntil, same ? old.contendedUntil() : 0));
+        });
+    }
+
+    /**
+     * Remembers the state an admitted {@code debit} left. While the bucket is contended (this process lost a race
+     * for it lately), a state that could not admit the same call again starts a {@link #pause}: processes sharing a
+     * saturated bucket then come back for its tokens in turns, a few at a time, instead of all chasing each one.
+     */
+    void learnAdmitted(BucketDebit debit, String stamp, BucketState state, long now) {
+        Known old = get(debit.key(), stamp);
+        boolean contended = old != null && now < old.contendedUntil();
+        boolean drained = !state.admits(debit.limits(), debit.amountsMilli());
+        learn(debit.key(), stamp, state, now, contended && drained ? now + pause(debit, now) : 0);
     }
 
     /**
      * Remembers a bucket the store found short for {@code debit}; when this process expected it to pass, it lost a
-     * race for the last tokens and stays away for a {@link #pause}.
+     * race for the last tokens: it stays away for a {@link #pause} and counts the bucket as contended for a while.
      */
     void learnRefusal(BucketDebit debit, String stamp, BucketState state, long now, boolean expected) {
-        learn(debit.key(), stamp, state, now, expected ? now + pause(debit, now) : 0);
+        learn(debit.key(), stamp, state, now, expected ? now + pause(debit, now) : 0,
+                expected ? now + CONTENDED_MILLIS : 0);
     }
 
     /** Forgets what this process knows of a bucket (it was deleted, or written by a path that returns nothing). */
