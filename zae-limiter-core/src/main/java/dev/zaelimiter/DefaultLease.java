@@ -1,7 +1,8 @@
 package dev.zaelimiter;
 
-import dev.zaelimiter.algorithm.BucketMath;
-import dev.zaelimiter.resolution.Resolution;
+import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.internal.resolution.Resolution;
 import dev.zaelimiter.store.BucketDebit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Identifiers;
 import java.util.Optional;
 
 /**

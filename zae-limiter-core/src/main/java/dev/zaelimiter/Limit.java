@@ -1,6 +1,7 @@
 package dev.zaelimiter;
 
-import dev.zaelimiter.schedule.CronPattern;
+import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.internal.schedule.CronPattern;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -350,8 +351,8 @@ public final class Limit {
     }
 
     /** The reset pattern of a calendar quota. */
-    public Optional<CronPattern> resetSchedule() {
-        return Optional.ofNullable(resetSchedule);
+    public Optional<String> resetSchedule() {
+        return Optional.ofNullable(resetSchedule).map(CronPattern::expression);
     }
 
     /** The session length of a session quota. */
@@ -412,7 +413,7 @@ public final class Limit {
         Parameters parameters = base;
         Instant instant = Instant.ofEpochMilli(epochMillis);
         for (ScheduleEntry entry : schedule) {
-            if (entry.cron().matches(instant, entry.zone())) {
+            if (entry.pattern().matches(instant, entry.zone())) {
                 parameters = apply(entry);
                 break;
             }
@@ -460,7 +461,7 @@ public final class Limit {
         long next = NEVER;
         Instant after = Instant.ofEpochMilli(epochMillis);
         for (ScheduleEntry entry : schedule) {
-            long change = entry.cron().nextChange(after, entry.zone()).map(Instant::toEpochMilli).orElse(NEVER);
+            long change = entry.pattern().nextChange(after, entry.zone()).map(Instant::toEpochMilli).orElse(NEVER);
             next = Math.min(next, change);
         }
         changeCache = new NextAfter(epochMillis, next);

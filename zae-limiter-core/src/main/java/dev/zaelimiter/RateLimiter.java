@@ -1,9 +1,10 @@
 package dev.zaelimiter;
 
-import dev.zaelimiter.algorithm.BucketMath;
-import dev.zaelimiter.algorithm.BucketState;
-import dev.zaelimiter.resolution.ConfigResolver;
-import dev.zaelimiter.resolution.Resolution;
+import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.store.BucketState;
+import dev.zaelimiter.internal.resolution.ConfigResolver;
+import dev.zaelimiter.internal.resolution.Resolution;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
@@ -267,8 +268,8 @@ public final class RateLimiter {
             long reset = limit.nextResetAfter(now);
             String window = null;
             for (ScheduleEntry entry : limit.schedule()) {
-                if (entry.cron().matches(Instant.ofEpochMilli(now), entry.zone())) {
-                    window = entry.cron().expression();
+                if (entry.pattern().matches(Instant.ofEpochMilli(now), entry.zone())) {
+                    window = entry.cron();
                     break;
                 }
             }

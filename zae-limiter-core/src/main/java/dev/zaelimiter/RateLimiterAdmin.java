@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.LimiterStore;
@@ -9,7 +10,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
-import static dev.zaelimiter.Identifiers.DEFAULT_RESOURCE;
+import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
 
 /**
  * Manages what the limiter enforces: entities and their hierarchy, limits at each configuration level, disabled

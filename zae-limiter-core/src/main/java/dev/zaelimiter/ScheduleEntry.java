@@ -1,6 +1,6 @@
 package dev.zaelimiter;
 
-import dev.zaelimiter.schedule.CronPattern;
+import dev.zaelimiter.internal.schedule.CronPattern;
 
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -115,8 +115,13 @@ public final class ScheduleEntry {
         }
     }
 
-    /** The window's pattern. */
-    public CronPattern cron() {
+    /** The window's cron pattern, in canonical form. */
+    public String cron() {
+        return cron.expression();
+    }
+
+    /** The compiled pattern, for the engine. */
+    CronPattern pattern() {
         return cron;
     }
 

@@ -1,6 +1,6 @@
 package dev.zaelimiter;
 
-import dev.zaelimiter.schedule.CronPattern;
+import dev.zaelimiter.internal.schedule.CronPattern;
 import dev.zaelimiter.testing.MutableClock;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -1,6 +1,6 @@
 package dev.zaelimiter.store;
 
-import dev.zaelimiter.Identifiers;
+import dev.zaelimiter.internal.Identifiers;
 
 /**
  * One level of the configuration hierarchy: the system, one resource, or one entity on one resource (or on

@@ -9,7 +9,7 @@ import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.ScheduleEntry;
 import dev.zaelimiter.UnsatisfiableRequestException;
 import dev.zaelimiter.ValidationException;
-import dev.zaelimiter.algorithm.LimitState;
+import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import org.junit.jupiter.api.Test;

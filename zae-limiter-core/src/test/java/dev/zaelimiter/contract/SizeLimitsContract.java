@@ -2,7 +2,7 @@ package dev.zaelimiter.contract;
 
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Entity;
-import dev.zaelimiter.Identifiers;
+import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.ScheduleEntry;

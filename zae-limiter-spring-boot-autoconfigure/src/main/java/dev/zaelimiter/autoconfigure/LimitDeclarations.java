@@ -2,7 +2,7 @@ package dev.zaelimiter.autoconfigure;
 
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
-import dev.zaelimiter.Identifiers;
+import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiterAdmin;
 import dev.zaelimiter.ScheduleEntry;

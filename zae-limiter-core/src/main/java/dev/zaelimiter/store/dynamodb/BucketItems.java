@@ -1,10 +1,10 @@
 package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.Limit;
-import dev.zaelimiter.algorithm.BucketMath;
-import dev.zaelimiter.algorithm.FullAt;
-import dev.zaelimiter.algorithm.BucketState;
-import dev.zaelimiter.algorithm.LimitState;
+import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.internal.algorithm.FullAt;
+import dev.zaelimiter.store.BucketState;
+import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * How {@link BucketWrites} writes a bucket: the conditional {@code UpdateItem} that applies a debit without reading
- * first (see {@link dev.zaelimiter.algorithm.FullAt} for how a dripping limit is stored), the whole item for a
+ * first (see {@link dev.zaelimiter.internal.algorithm.FullAt} for how a dripping limit is stored), the whole item for a
  * versioned rewrite, and what an item says about which of the two it needs.
  */
 final class BucketItems {

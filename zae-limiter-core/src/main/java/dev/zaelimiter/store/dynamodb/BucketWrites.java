@@ -2,7 +2,7 @@ package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.StoreUnavailableException;
-import dev.zaelimiter.algorithm.BucketState;
+import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;

@@ -53,7 +53,7 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static dev.zaelimiter.Identifiers.DEFAULT_RESOURCE;
+import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
 
 /**
  * A {@link LimiterStore} on one DynamoDB table, shared by every process that uses the same table and namespace.

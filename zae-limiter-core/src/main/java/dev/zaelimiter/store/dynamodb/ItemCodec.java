@@ -5,9 +5,9 @@ import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.ScheduleEntry;
-import dev.zaelimiter.algorithm.BucketState;
-import dev.zaelimiter.algorithm.FullAt;
-import dev.zaelimiter.algorithm.LimitState;
+import dev.zaelimiter.store.BucketState;
+import dev.zaelimiter.internal.algorithm.FullAt;
+import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.LevelConfig;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -83,7 +83,7 @@ final class ItemCodec {
                 m.put("s", AttributeValue.fromBool(true));
             }
             limit.resetSchedule().ifPresent(cron -> {
-                m.put("rc", AttributeValue.fromS(cron.expression()));
+                m.put("rc", AttributeValue.fromS(cron));
                 m.put("rz", AttributeValue.fromS(limit.zone().orElseThrow().getId()));
             });
             limit.resetAfter().ifPresent(d -> m.put("ra", number(d.toMillis())));
@@ -92,7 +92,7 @@ final class ItemCodec {
                 List<AttributeValue> entries = new ArrayList<>();
                 for (ScheduleEntry e : limit.schedule()) {
                     Map<String, AttributeValue> em = new LinkedHashMap<>();
-                    em.put("cr", AttributeValue.fromS(e.cron().expression()));
+                    em.put("cr", AttributeValue.fromS(e.cron()));
                     em.put("z", AttributeValue.fromS(e.zone().getId()));
                     if (e.isScaled()) {
                         em.put("x", AttributeValue.fromN(Double.toString(e.scale())));

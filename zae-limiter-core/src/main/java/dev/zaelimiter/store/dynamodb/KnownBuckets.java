@@ -1,8 +1,8 @@
 package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.Limit;
-import dev.zaelimiter.algorithm.BucketMath;
-import dev.zaelimiter.algorithm.BucketState;
+import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 

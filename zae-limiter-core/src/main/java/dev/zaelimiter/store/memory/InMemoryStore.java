@@ -5,7 +5,7 @@ import dev.zaelimiter.Entity;
 import dev.zaelimiter.EntityExistsException;
 import dev.zaelimiter.EntityNotFoundException;
 import dev.zaelimiter.Limit;
-import dev.zaelimiter.algorithm.BucketState;
+import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
-import static dev.zaelimiter.Identifiers.DEFAULT_RESOURCE;
+import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
 
 /**
  * A {@link LimiterStore} in the heap of one process. Each bucket has its own monitor, so calls on different buckets

@@ -196,7 +196,7 @@ public class RateLimitsEndpoint {
             String kind = !limit.isQuota() ? "rate" : limit.resetAfter().isPresent() ? "session-quota" : "quota";
             return new LimitDescriptor(limit.name(), kind, limit.capacity(), limit.refillAmount(),
                     string(limit.refillPeriod()), limit.isSoft(),
-                    limit.resetSchedule().map(cron -> cron.expression()).orElse(null),
+                    limit.resetSchedule().orElse(null),
                     limit.resetAfter().map(Duration::toString).orElse(null),
                     limit.zone().map(RateLimitsEndpoint::zoneId).orElse(null),
                     limit.schedule().stream().map(ScheduleDescriptor::of).toList());
@@ -218,7 +218,7 @@ public class RateLimitsEndpoint {
 
         static ScheduleDescriptor of(ScheduleEntry entry) {
             boolean absolute = !entry.isScaled();
-            return new ScheduleDescriptor(entry.cron().expression(), zoneId(entry.zone()),
+            return new ScheduleDescriptor(entry.cron(), zoneId(entry.zone()),
                     absolute ? null : entry.scale(), absolute ? entry.capacity() : null,
                     absolute && entry.refillPeriod() != null ? entry.refillAmount() : null,
                     string(entry.refillPeriod()));

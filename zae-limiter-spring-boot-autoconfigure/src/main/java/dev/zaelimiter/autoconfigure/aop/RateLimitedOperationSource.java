@@ -1,6 +1,6 @@
 package dev.zaelimiter.autoconfigure.aop;
 
-import dev.zaelimiter.Identifiers;
+import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.spring.Consume;
 import dev.zaelimiter.spring.RateLimited;

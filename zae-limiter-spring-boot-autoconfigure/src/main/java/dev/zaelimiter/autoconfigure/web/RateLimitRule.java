@@ -1,6 +1,6 @@
 package dev.zaelimiter.autoconfigure.web;
 
-import dev.zaelimiter.Identifiers;
+import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.autoconfigure.InvalidDeclarationException;

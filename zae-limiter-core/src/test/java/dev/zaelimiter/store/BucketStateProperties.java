@@ -1,6 +1,7 @@
-package dev.zaelimiter.algorithm;
+package dev.zaelimiter.store;
 
-import static dev.zaelimiter.algorithm.ExactBucketReference.big;
+import dev.zaelimiter.internal.algorithm.ExactBucketReference;
+import static dev.zaelimiter.internal.algorithm.ExactBucketReference.big;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.zaelimiter.Limit;

@@ -1,6 +1,6 @@
-package dev.zaelimiter.algorithm;
+package dev.zaelimiter.internal.algorithm;
 
-import static dev.zaelimiter.algorithm.ExactBucketReference.big;
+import static dev.zaelimiter.internal.algorithm.ExactBucketReference.big;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.zaelimiter.Limit;

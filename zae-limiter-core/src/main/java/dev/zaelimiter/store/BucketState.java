@@ -1,5 +1,6 @@
-package dev.zaelimiter.algorithm;
+package dev.zaelimiter.store;
 
+import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.Limit;
 
 import java.time.Duration;

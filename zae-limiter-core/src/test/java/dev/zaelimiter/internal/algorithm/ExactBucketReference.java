@@ -1,4 +1,4 @@
-package dev.zaelimiter.algorithm;
+package dev.zaelimiter.internal.algorithm;
 
 import java.math.BigInteger;
 
@@ -13,30 +13,30 @@ import java.math.BigInteger;
  * exactly what the span earns (the sum telescopes), and it never differs from the ideal real-valued credit
  * {@code (t1 - t0) * amount / period} by a whole milli-token or more.
  */
-final class ExactBucketReference {
+public final class ExactBucketReference {
 
-    static final BigInteger LONG_MIN = BigInteger.valueOf(Long.MIN_VALUE);
-    static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
+    public static final BigInteger LONG_MIN = BigInteger.valueOf(Long.MIN_VALUE);
+    public static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
 
     private ExactBucketReference() {
     }
 
-    static BigInteger big(long v) {
+    public static BigInteger big(long v) {
         return BigInteger.valueOf(v);
     }
 
     /** Mathematical floor of {@code x / y} for {@code y > 0}, whatever the sign of {@code x}. */
-    static BigInteger floorDiv(BigInteger x, BigInteger y) {
+    public static BigInteger floorDiv(BigInteger x, BigInteger y) {
         return x.subtract(x.mod(y)).divide(y);
     }
 
     /** Mathematical ceiling of {@code x / y} for {@code y > 0}, whatever the sign of {@code x}. */
-    static BigInteger ceilDiv(BigInteger x, BigInteger y) {
+    public static BigInteger ceilDiv(BigInteger x, BigInteger y) {
         return floorDiv(x.add(y).subtract(BigInteger.ONE), y);
     }
 
     /** The {@code long} nearest to {@code v}: what a saturating computation must return. */
-    static long clampToLong(BigInteger v) {
+    public static long clampToLong(BigInteger v) {
         if (v.compareTo(LONG_MAX) > 0) {
             return Long.MAX_VALUE;
         }
@@ -47,21 +47,21 @@ final class ExactBucketReference {
     }
 
     /** Whole milli-tokens earned from the epoch to {@code instant}, on the fixed grid. */
-    static BigInteger earnedSinceEpoch(long instant, long amount, long period) {
+    public static BigInteger earnedSinceEpoch(long instant, long amount, long period) {
         return floorDiv(big(instant).multiply(big(amount)), big(period));
     }
 
     /** Milli-tokens credited between {@code t0} and {@code t1} ({@code t0 <= t1}), exact. */
-    static BigInteger credit(long t0, long t1, long amount, long period) {
+    public static BigInteger credit(long t0, long t1, long amount, long period) {
         return earnedSinceEpoch(t1, amount, period).subtract(earnedSinceEpoch(t0, amount, period));
     }
 
     /** The ideal, real-valued credit over {@code elapsed} milliseconds, as the exact fraction's floor and ceiling. */
-    static BigInteger idealFloor(BigInteger elapsed, long amount, long period) {
+    public static BigInteger idealFloor(BigInteger elapsed, long amount, long period) {
         return floorDiv(elapsed.multiply(big(amount)), big(period));
     }
 
-    static BigInteger idealCeil(BigInteger elapsed, long amount, long period) {
+    public static BigInteger idealCeil(BigInteger elapsed, long amount, long period) {
         return ceilDiv(elapsed.multiply(big(amount)), big(period));
     }
 
@@ -69,7 +69,7 @@ final class ExactBucketReference {
      * The exact refilled balance, in unbounded integers: a balance at or above capacity is clipped to it, a clock
      * that did not move forward credits nothing, and nothing is ever credited above capacity.
      */
-    static BigInteger refill(long balance, long capacity, long amount, long period, long last, long now) {
+    public static BigInteger refill(long balance, long capacity, long amount, long period, long last, long now) {
         if (balance >= capacity) {
             return big(capacity);
         }
@@ -87,7 +87,7 @@ final class ExactBucketReference {
      * <p>We need {@code floor((at + t) a / p) >= floor(at a / p) + (need - balance) =: F}, that is
      * {@code (at + t) a >= F p}, that is {@code t >= ceil(F p / a) - at}.
      */
-    static BigInteger retryAfter(long balance, long need, long amount, long period, long at) {
+    public static BigInteger retryAfter(long balance, long need, long amount, long period, long at) {
         BigInteger deficit = big(need).subtract(big(balance));
         BigInteger target = earnedSinceEpoch(at, amount, period).add(deficit);
         BigInteger t = ceilDiv(target.multiply(big(period)), big(amount)).subtract(big(at));

@@ -1,4 +1,4 @@
-package dev.zaelimiter.resolution;
+package dev.zaelimiter.internal.resolution;
 
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;

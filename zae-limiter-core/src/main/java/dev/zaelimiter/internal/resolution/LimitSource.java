@@ -1,4 +1,4 @@
-package dev.zaelimiter.resolution;
+package dev.zaelimiter.internal.resolution;
 
 /** Which level supplied the limits of a call. */
 public enum LimitSource {

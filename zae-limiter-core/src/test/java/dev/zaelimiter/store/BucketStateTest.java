@@ -1,5 +1,6 @@
-package dev.zaelimiter.algorithm;
+package dev.zaelimiter.store;
 
+import dev.zaelimiter.internal.algorithm.BucketMath;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,4 +1,4 @@
-package dev.zaelimiter.schedule;
+package dev.zaelimiter.internal.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

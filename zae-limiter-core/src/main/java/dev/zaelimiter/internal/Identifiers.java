@@ -1,4 +1,6 @@
-package dev.zaelimiter;
+package dev.zaelimiter.internal;
+
+import dev.zaelimiter.ValidationException;
 
 /**
  * The naming rules for entity ids, resource names and limit names. Each check raises a {@link ValidationException}

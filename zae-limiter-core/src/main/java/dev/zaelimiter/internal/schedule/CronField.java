@@ -1,4 +1,4 @@
-package dev.zaelimiter.schedule;
+package dev.zaelimiter.internal.schedule;
 
 import java.util.Locale;
 

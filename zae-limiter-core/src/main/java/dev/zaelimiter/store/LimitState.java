@@ -1,4 +1,4 @@
-package dev.zaelimiter.algorithm;
+package dev.zaelimiter.store;
 
 import java.util.Map;
 

@@ -1,4 +1,4 @@
-package dev.zaelimiter.algorithm;
+package dev.zaelimiter.internal.algorithm;
 
 import java.math.BigInteger;
 

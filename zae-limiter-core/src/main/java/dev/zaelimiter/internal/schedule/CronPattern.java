@@ -1,4 +1,4 @@
-package dev.zaelimiter.schedule;
+package dev.zaelimiter.internal.schedule;
 
 import com.cronutils.model.Cron;
 import com.cronutils.model.definition.CronDefinition;
