@@ -499,7 +499,8 @@ public final class RateLimiter {
             }
         }
         return new BucketDebit(new BucketKey(entityId, resource), resolution.bucketLimits(), amountsMilli,
-                resolution.disabled() == DisabledMode.BYPASS, resolution.source().isDefault(), leaseId);
+                resolution.disabled() == DisabledMode.BYPASS, resolution.source().isDefault(), leaseId,
+                resolution.keptLimits());
     }
 
     static Map<String, Long> validateAmounts(Map<String, Long> consume) {

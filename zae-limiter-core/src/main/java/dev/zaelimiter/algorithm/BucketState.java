@@ -191,6 +191,38 @@ public sealed class BucketState permits BucketState.Refilled {
     }
 
     /**
+     * The state a shared bucket keeps after a call admitted against a per-call override: this state is the call's
+     * view, refilled under {@code viewLimits} (the override) from the stored state. The bucket stays under
+     * {@code keptLimits}: the stored state is refilled under them and debited by what the call took, and a limit the
+     * override replaced never ends lower than that, so that an override lowers no other caller's balance by more
+     * than the call consumed. (Where the call's view, debited, is higher, the bucket keeps that, up to the stored
+     * capacity, as before.) Without an override ({@code keptLimits} equal to {@code viewLimits}) this is
+     * {@link #debited(List, Map, boolean, String)}.
+     */
+    public BucketState debitedKept(List<Limit> viewLimits, List<Limit> keptLimits, Map<String, Long> amountsMilli,
+            boolean countOnly, String leaseId) {
+        BucketState view = debited(viewLimits, amountsMilli, countOnly, leaseId);
+        if (keptLimits.equals(viewLimits)) {
+            return view;
+        }
+        BucketState kept = origin().refilled(keptLimits, lastRefillMillis)
+                .debited(keptLimits, amountsMilli, countOnly, leaseId);
+        Map<String, LimitState> states = new HashMap<>(kept.limits);
+        for (Limit limit : keptLimits) {
+            LimitState own = states.get(limit.name());
+            LimitState seen = view.limits.get(limit.name());
+            if (own == null || seen == null || seen.balanceMilli() <= own.balanceMilli()) {
+                continue;
+            }
+            long capacity = limit.parametersAt(lastRefillMillis).capacityMilli();
+            long balance = Math.max(own.balanceMilli(), Math.min(seen.balanceMilli(), capacity));
+            states.put(limit.name(), new LimitState(balance, own.consumedMilli(), own.windowStartMillis(),
+                    own.holders()));
+        }
+        return new BucketState(lastRefillMillis, states);
+    }
+
+    /**
      * Like {@link #debited}, for later corrections: a negative amount gives tokens back, but never lifts a balance
      * above the capacity in force.
      */

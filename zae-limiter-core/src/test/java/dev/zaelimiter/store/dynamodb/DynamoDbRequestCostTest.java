@@ -51,6 +51,20 @@ class DynamoDbRequestCostTest {
     }
 
     @Test
+    void aCallWithAPerCallOverrideReadsAndWritesTheBucketOnceAndLeavesItOnTheFastPath() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+        counter.reset();
+        limiter.acquire(dev.zaelimiter.AcquireRequest.of("user-1", "gpt-4").consume("rpm", 1)
+                .limits(List.of(Limit.perMinute("rpm", 5)))).close();
+        assertThat(counter.snapshot()).isEqualTo(Map.of("GetItem", 1L, "PutItem", 1L));
+        counter.reset();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+        assertThat(counter.snapshot()).as("the bucket is still kept under the stored limits")
+                .isEqualTo(Map.of("UpdateItem", 1L));
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 997L);
+    }
+
+    @Test
     void firstAcquireReadsConfigurationInOneBatchAndCreatesTheBucketInOneUpdate() {
         counter.reset();
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
