@@ -224,7 +224,7 @@ public sealed class BucketState permits BucketState.Refilled {
 
     /**
      * Like {@link #debited}, for later corrections: a negative amount gives tokens back, but never lifts a balance
-     * above the capacity in force.
+     * above the capacity in force; a refund that brings a session quota back to its capacity ends its session.
      */
     public BucketState adjusted(List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly) {
         return adjusted(limits, amountsMilli, countOnly, null);
@@ -257,11 +257,25 @@ public sealed class BucketState permits BucketState.Refilled {
             LimitState state = states.get(limit.name());
             long capacity = limit.parametersAt(lastRefillMillis).capacityMilli();
             if (state != null && state.balanceMilli() > capacity) {
-                states.put(limit.name(), new LimitState(capacity, state.consumedMilli(), state.windowStartMillis(),
-                        state.holders()));
+                state = new LimitState(capacity, state.consumedMilli(), state.windowStartMillis(), state.holders());
+                states.put(limit.name(), state);
+            }
+            if (state != null && endsSession(limit, state, amountsMilli, capacity)) {
+                states.put(limit.name(), new LimitState(state.balanceMilli(), state.consumedMilli(),
+                        LimitState.NO_WINDOW, state.holders()));
             }
         }
         return new BucketState(lastRefillMillis, states);
+    }
+
+    /**
+     * Whether a refund of a session quota gave back everything its session still held (the balance is at the
+     * capacity in force), so that no session is left behind: the next call that takes from it starts a new one. A
+     * rolled-back opening call therefore anchors nothing.
+     */
+    private static boolean endsSession(Limit limit, LimitState state, Map<String, Long> amountsMilli, long capacity) {
+        return state.inWindow() && limit.resetAfter().isPresent()
+                && amountsMilli.getOrDefault(limit.name(), 0L) < 0 && state.balanceMilli() >= capacity;
     }
 
     /** The slots of {@code leaseId} on every concurrency limit renewed for one lease timeout from now. */

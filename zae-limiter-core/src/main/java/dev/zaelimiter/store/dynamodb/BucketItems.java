@@ -89,8 +89,7 @@ final class BucketItems {
             if (amount == 0 || debit.countOnly()) {
                 continue;
             }
-            if (!correction && amount > 0 && limit.resetAfter().isPresent()
-                    && !item.containsKey(ItemCodec.WINDOW + limit.name())) {
+            if (amount > 0 && limit.resetAfter().isPresent() && !item.containsKey(ItemCodec.WINDOW + limit.name())) {
                 return true;
             }
             if (limit.isConcurrency()) {
@@ -216,12 +215,21 @@ final class BucketItems {
                 set.add(balance + " = " + e.value(ItemCodec.number(Long.MIN_VALUE)));
                 onLimits.add(balance + " < " + e.value(ItemCodec.number(
                         BigInteger.valueOf(Long.MIN_VALUE).add(BigInteger.valueOf(amount)))));
+            } else if (correction && amount < 0 && fills(guess, limit.name(), amount, p.capacityMilli())) {
+                // the refund brings the balance to the capacity (never above it), and leaves no session behind
+                String balance = e.name(ItemCodec.BALANCE + limit.name());
+                set.add(balance + " = " + e.value(ItemCodec.number(p.capacityMilli())));
+                onLimits.add(balance + " >= " + e.value(ItemCodec.number(
+                        BigInteger.valueOf(p.capacityMilli()).add(BigInteger.valueOf(amount)))));
+                if (limit.resetAfter().isPresent()) {
+                    remove.add(e.name(ItemCodec.WINDOW + limit.name()));
+                }
             } else if (correction) {
                 String balance = e.name(ItemCodec.BALANCE + limit.name());
                 add.add(balance + " " + e.value(ItemCodec.number(BigInteger.valueOf(amount).negate())));
                 onLimits.add("attribute_exists(" + balance + ")");
                 if (amount < 0) {
-                    onLimits.add(balance + " <= " + e.value(ItemCodec.number(
+                    onLimits.add(balance + " < " + e.value(ItemCodec.number(
                             BigInteger.valueOf(p.capacityMilli()).add(BigInteger.valueOf(amount)))));
                 }
             } else {
@@ -279,6 +287,12 @@ final class BucketItems {
      */
     private static boolean pastFloor(BucketState guess, String name, long amount) {
         return guess != null && guess.balanceMilli(name) < Long.MIN_VALUE + amount;
+    }
+
+    /** Whether giving back {@code -amount} brings the guessed balance to {@code capacity} or past it. */
+    private static boolean fills(BucketState guess, String name, long amount, long capacity) {
+        return guess != null && BigInteger.valueOf(guess.balanceMilli(name)).subtract(BigInteger.valueOf(amount))
+                .compareTo(BigInteger.valueOf(capacity)) >= 0;
     }
 
     private static String ifNotExists(Expression e, String attribute, String value) {
