@@ -57,6 +57,7 @@ public final class RateLimiter {
     private final RateLimiterAdmin admin;
     private final RateLimiterListener listener;
     private final WaitQueues waiting;
+    private final UndebitedParents undebitedParents;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
@@ -65,6 +66,7 @@ public final class RateLimiter {
         this.listener = builder.listener;
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         this.admin = new RateLimiterAdmin(store);
+        this.undebitedParents = new UndebitedParents(clock, listener);
     }
 
     public static Builder builder() {
@@ -119,6 +121,7 @@ public final class RateLimiter {
         }
         notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
                 started);
+        plan.undebited().forEach(undebitedParents::report);
         return new DefaultLease(this, plan.debits(), plan.primaryDebits(), plan.primary(), statuses);
     }
 
@@ -387,9 +390,10 @@ public final class RateLimiter {
 
     /**
      * The debits one call makes (the first {@code primaryDebits} of them for the first target: its entity and
-     * parent), the first target's resolution, and whether it is bypassed.
+     * parent), the first target's resolution, whether it is bypassed, and the cascades whose parent has no limits.
      */
-    record Plan(List<BucketDebit> debits, int primaryDebits, Resolution primary, boolean primaryBypassed) {
+    record Plan(List<BucketDebit> debits, int primaryDebits, Resolution primary, boolean primaryBypassed,
+            List<UndebitedParents.Skipped> undebited) {
     }
 
     /** Passed as {@code now} to {@link #plan} by reads that report balances whether or not a pause is on. */
@@ -399,23 +403,25 @@ public final class RateLimiter {
     private Plan plan(AcquireRequest request, long now) {
         List<Limit> override = request.limits() == null ? null : Limit.validateLevel("limits", request.limits());
         Map<BucketKey, BucketDebit> debits = new LinkedHashMap<>();
+        List<UndebitedParents.Skipped> undebited = new ArrayList<>(0);
         String leaseId = LeaseIds.next();
         Resolution primary = target(request.entityId(), request.resource(), request.consume(), override, now, leaseId,
-                debits);
+                debits, undebited);
         int primaryDebits = debits.size();
         for (AcquireRequest.Target other : request.also()) {
-            target(other.entityId(), other.resource(), other.consume(), null, now, leaseId, debits);
+            target(other.entityId(), other.resource(), other.consume(), null, now, leaseId, debits, undebited);
         }
         return new Plan(List.copyOf(debits.values()), primaryDebits, primary,
-                primary.disabled() == DisabledMode.BYPASS);
+                primary.disabled() == DisabledMode.BYPASS, undebited);
     }
 
     /**
      * Adds the debits of one target (its entity and, when it cascades, its parent) to {@code debits}, merging the
-     * amounts of a bucket that an earlier target already debits, and returns the target's resolution.
+     * amounts of a bucket that an earlier target already debits, and returns the target's resolution. A parent with
+     * no limits for the resource at any level cannot be debited: it is added to {@code undebited} instead.
      */
     private Resolution target(String entity, String res, Map<String, Long> consume, List<Limit> override, long now,
-            String leaseId, Map<BucketKey, BucketDebit> debits) {
+            String leaseId, Map<BucketKey, BucketDebit> debits, List<UndebitedParents.Skipped> undebited) {
         String entityId = Identifiers.entityId("entityId", entity);
         String resource = Identifiers.resource("resource", res);
         Map<String, Long> amounts = validateAmounts(consume);
@@ -433,6 +439,8 @@ public final class RateLimiter {
                 merge(debits, debit(resolution.parentId(), resource, parent, amounts, false, leaseId));
             } else if (parent.disabled() == DisabledMode.DISABLED) {
                 throw new ResourceDisabledException(resolution.parentId(), resource);
+            } else if (parent.disabled() != DisabledMode.BYPASS) {
+                undebited.add(new UndebitedParents.Skipped(entityId, resolution.parentId(), resource));
             }
         }
         return resolution;
