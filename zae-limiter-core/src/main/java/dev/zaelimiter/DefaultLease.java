@@ -17,7 +17,7 @@ final class DefaultLease implements Lease {
 
     private static final Logger log = LoggerFactory.getLogger(DefaultLease.class);
 
-    private final RateLimiter limiter;
+    private final LeaseWrites writes;
     private final List<BucketDebit> debits;
     private final int primaryDebits;
     private final List<Map<String, Long>> takenMilli;
@@ -25,9 +25,9 @@ final class DefaultLease implements Lease {
     private final List<LimitStatus> statuses;
     private boolean closed;
 
-    DefaultLease(RateLimiter limiter, List<BucketDebit> debits, int primaryDebits, Resolution primary,
+    DefaultLease(LeaseWrites writes, List<BucketDebit> debits, int primaryDebits, Resolution primary,
             List<LimitStatus> statuses) {
-        this.limiter = limiter;
+        this.writes = writes;
         this.debits = debits;
         this.primaryDebits = primaryDebits;
         this.primary = primary;
@@ -101,7 +101,7 @@ final class DefaultLease implements Lease {
             }
         }
         write(refunds, "rollback");
-        limiter.released(debits.get(0).key());
+        writes.released(debits.get(0).key());
     }
 
     @Override
@@ -124,7 +124,7 @@ final class DefaultLease implements Lease {
         }
         write(releases, "release");
         if (!releases.isEmpty()) {
-            limiter.released(debits.get(0).key());
+            writes.released(debits.get(0).key());
         }
     }
 
@@ -138,12 +138,9 @@ final class DefaultLease implements Lease {
             return true;
         }
         try {
-            return limiter.guarded(() -> limiter.store().renew(holding, limiter.clock().millis()));
+            return writes.renew(holding);
         } catch (StoreUnavailableException e) {
-            if (limiter.onUnavailable() == Unavailable.BLOCK) {
-                throw e;
-            }
-            RateLimiter.logUnavailable(log, e, "store unavailable, lease on {} not extended: {}", debits.get(0).key(),
+            writes.policy().absorb(e, "store unavailable, lease on {} not extended: {}", debits.get(0).key(),
                     e.getMessage());
             return false;
         }
@@ -155,16 +152,10 @@ final class DefaultLease implements Lease {
             return true;
         }
         try {
-            limiter.guarded(() -> {
-                limiter.store().apply(changes, limiter.clock().millis());
-                return null;
-            });
+            writes.apply(changes);
             return true;
         } catch (StoreUnavailableException e) {
-            if (limiter.onUnavailable() == Unavailable.BLOCK) {
-                throw e;
-            }
-            RateLimiter.logUnavailable(log, e, "store unavailable, {} of lease on {} not recorded: {}", what,
+            writes.policy().absorb(e, "store unavailable, {} of lease on {} not recorded: {}", what,
                     debits.get(0).key(), e.getMessage());
             return false;
         }

@@ -20,7 +20,8 @@ import java.util.Optional;
  *       {@link #refillPeriod()}, continuously ({@link #perMinute}, {@link #custom}, ...);</li>
  *   <li>it <b>resets</b> on a calendar: the whole allowance comes back at each edge of a cron pattern
  *       ({@link #quota});</li>
- *   <li>it resets a fixed time after each caller's first admitted request ({@link #sessionQuota}).</li>
+ *   <li>it resets a fixed time after each caller's first admitted request ({@link #sessionQuota});</li>
+ *   <li>it resets at every multiple of a fixed window, shorter than a minute if need be ({@link #fixedWindow}).</li>
  * </ul>
  * A schedule ({@link #withSchedule}) changes capacity and refill in cron windows.
  *
@@ -28,6 +29,7 @@ import java.util.Optional;
  * Limit.perMinute("rpm", 100)                 // 100 per minute, burst 100
  * Limit.perMinute("tpm", 10_000).withBurst(20_000)
  * Limit.quota("monthly", 10_000, "0 0 1 * *", ZoneId.of("America/New_York"))
+ * Limit.fixedWindow("per10s", 20, Duration.ofSeconds(10))   // 20 in each 10 s window: :00-:09.999, :10-:19.999 ...
  * Limit.perMinute("rpm", 1000).withSchedule(ScheduleEntry.scaled("* 9-17 * * MON-FRI", NEW_YORK, 0.5))
  * }</pre>
  */
@@ -59,6 +61,9 @@ public final class Limit {
 
     private static final long MINUTE = 60_000L;
 
+    /** The reset schedule of a one-minute calendar quota, which has an edge at every minute. */
+    private static final CronPattern EVERY_MINUTE = CronPattern.parse("reset schedule", "* * * * *");
+
     private final String name;
     private final long capacity;
     private final long refillAmount;
@@ -69,6 +74,9 @@ public final class Limit {
     private final ZoneId resetZone;
     private final Duration resetAfter;
     private final Duration leaseTimeout;
+    private final Duration fixedWindow;
+    private final long windowMillis;
+    private final long windowPhase;
 
     private final Parameters base;
     private volatile ActiveAt activeCache;
@@ -99,8 +107,25 @@ public final class Limit {
     private Limit(String name, long capacity, long refillAmount, Duration refillPeriod, boolean soft,
             List<ScheduleEntry> schedule, CronPattern resetSchedule, ZoneId resetZone, Duration resetAfter,
             Duration leaseTimeout) {
+        this(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone, resetAfter,
+                leaseTimeout, null, 0);
+    }
+
+    private Limit(String name, long capacity, long refillAmount, Duration refillPeriod, boolean soft,
+            List<ScheduleEntry> schedule, CronPattern resetSchedule, ZoneId resetZone, Duration resetAfter,
+            Duration leaseTimeout, Duration fixedWindow, long windowOrigin) {
         this.name = Identifiers.limitName("limit name", name);
         this.leaseTimeout = leaseTimeout;
+        if (fixedWindow != null) {
+            checkPeriod("limit " + name + " window", fixedWindow, "a fixed window");
+            if (fixedWindow.getNano() % 1_000_000 != 0) {
+                throw new ValidationException("limit " + name + " window", fixedWindow, "a fixed window is a whole"
+                        + " number of milliseconds");
+            }
+        }
+        this.fixedWindow = fixedWindow;
+        this.windowMillis = fixedWindow == null ? 0 : fixedWindow.toMillis();
+        this.windowPhase = fixedWindow == null ? 0 : Math.floorMod(windowOrigin, windowMillis);
         this.capacity = tokens(name, "capacity", capacity, false);
         this.refillAmount = tokens(name, "refillAmount", refillAmount, true);
         this.soft = soft;
@@ -113,7 +138,7 @@ public final class Limit {
         this.resetZone = resetZone;
         this.resetAfter = resetAfter;
         boolean drips = refillAmount > 0;
-        boolean resets = resetSchedule != null || resetAfter != null || leaseTimeout != null;
+        boolean resets = resetSchedule != null || resetAfter != null || leaseTimeout != null || fixedWindow != null;
         if (leaseTimeout != null) {
             checkPeriod("limit " + name + " leaseTimeout", leaseTimeout, "the lease timeout");
         }
@@ -133,7 +158,8 @@ public final class Limit {
         if (resetAfter != null) {
             checkPeriod("limit " + name + " resetAfter", resetAfter, "the session length");
         }
-        if (resetSchedule != null && resetSchedule.nextEdge(Instant.EPOCH, resetZone).isEmpty()) {
+        if (resetSchedule != null && !EVERY_MINUTE.equals(resetSchedule)
+                && resetSchedule.nextEdge(Instant.EPOCH, resetZone).isEmpty()) {
             throw new ValidationException("limit " + name + " reset schedule", resetSchedule.expression(),
                     "the pattern never has a reset edge (it must stop matching at some point); write an instant"
                             + " such as '0 0 * * *'");
@@ -186,7 +212,7 @@ public final class Limit {
 
     private Limit copy(long capacity, boolean soft, List<ScheduleEntry> schedule) {
         return new Limit(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone,
-                resetAfter, leaseTimeout);
+                resetAfter, leaseTimeout, fixedWindow, windowPhase);
     }
 
     // ---- factories
@@ -222,7 +248,9 @@ public final class Limit {
 
     /**
      * A calendar quota: {@code allowance} tokens that all come back at each edge of {@code cron} in {@code zone}
-     * (for {@code 0 0 1 * *}, midnight on the 1st), with no drip in between.
+     * (for {@code 0 0 1 * *}, midnight on the 1st), with no drip in between. {@code * * * * *}, which matches
+     * every minute, resets at the start of every minute; for shorter or other even periods use
+     * {@link #fixedWindow}.
      */
     public static Limit quota(String name, long allowance, String cron, ZoneId zone) {
         CronPattern pattern = CronPattern.parse("limit " + name + " reset schedule", cron);
@@ -234,6 +262,39 @@ public final class Limit {
     public static Limit sessionQuota(String name, long allowance, Duration resetAfter) {
         return new Limit(name, allowance, 0, null, false, List.of(), null, null,
                 Objects.requireNonNull(resetAfter, "resetAfter"));
+    }
+
+    /**
+     * A fixed window: {@code allowance} tokens that all come back at every multiple of {@code window} since the
+     * epoch (for ten seconds: at :00, :10, :20 ... of every minute), with no drip in between. The window is a whole
+     * number of milliseconds, at least one and at most {@link #MAX_PERIOD}.
+     */
+    public static Limit fixedWindow(String name, long allowance, Duration window) {
+        return fixedWindow(name, allowance, window, Instant.EPOCH);
+    }
+
+    /**
+     * A fixed window aligned on {@code origin} instead of the epoch: the allowance comes back at {@code origin} plus
+     * every multiple of {@code window}, before and after it. Only where {@code origin} falls within a window counts,
+     * so origins a whole number of windows apart make equal limits; {@link #fixedWindowOrigin()} returns the first
+     * boundary at or after the epoch. {@code origin} is a whole number of milliseconds.
+     */
+    public static Limit fixedWindow(String name, long allowance, Duration window, Instant origin) {
+        Identifiers.limitName("limit name", name);
+        Objects.requireNonNull(window, "window");
+        Objects.requireNonNull(origin, "origin");
+        long originMillis;
+        try {
+            originMillis = origin.toEpochMilli();
+        } catch (ArithmeticException e) {
+            throw new ValidationException("limit " + name + " window origin", origin, "an origin must be an instant"
+                    + " that epoch milliseconds can hold");
+        }
+        if (origin.getNano() % 1_000_000 != 0) {
+            throw new ValidationException("limit " + name + " window origin", origin, "an origin is a whole number of"
+                    + " milliseconds");
+        }
+        return new Limit(name, allowance, 0, null, false, List.of(), null, null, null, null, window, originMillis);
     }
 
     /** The lease timeout of {@link #concurrency} limits when none is given. */
@@ -360,6 +421,19 @@ public final class Limit {
         return Optional.ofNullable(resetAfter);
     }
 
+    /** The window of a fixed-window limit: its allowance comes back at every multiple of it. */
+    public Optional<Duration> fixedWindow() {
+        return Optional.ofNullable(fixedWindow);
+    }
+
+    /**
+     * Where the windows of a fixed-window limit are aligned: the first window boundary at or after the epoch (the
+     * epoch itself unless an origin moved them).
+     */
+    public Optional<Instant> fixedWindowOrigin() {
+        return fixedWindow == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(windowPhase));
+    }
+
     /** Whether the allowance comes back at resets rather than continuously. */
     public boolean isQuota() {
         return refillAmount == 0 && leaseTimeout == null;
@@ -469,11 +543,18 @@ public final class Limit {
     }
 
     /**
-     * The first reset edge of a calendar quota strictly after {@code epochMillis}; {@link #NEVER} for other limits.
+     * The first reset edge of a calendar quota (or window boundary of a fixed window) strictly after
+     * {@code epochMillis}; {@link #NEVER} for other limits.
      */
     public long nextResetAfter(long epochMillis) {
+        if (fixedWindow != null) {
+            return nextMultiple(epochMillis, windowMillis, windowPhase);
+        }
         if (resetSchedule == null) {
             return NEVER;
+        }
+        if (EVERY_MINUTE.equals(resetSchedule)) {
+            return nextMultiple(epochMillis, MINUTE, 0);
         }
         NextAfter cached = resetCache;
         if (cached != null && epochMillis >= cached.from() && epochMillis < cached.next()) {
@@ -483,6 +564,16 @@ public final class Limit {
                 .map(Instant::toEpochMilli).orElse(NEVER);
         resetCache = new NextAfter(epochMillis, next);
         return next;
+    }
+
+    /** The first {@code phase + k * step} strictly after {@code epochMillis}, or {@link #NEVER} past the range. */
+    private static long nextMultiple(long epochMillis, long step, long phase) {
+        try {
+            long k = Math.addExact(Math.floorDiv(Math.subtractExact(epochMillis, phase), step), 1);
+            return Math.addExact(Math.multiplyExact(k, step), phase);
+        } catch (ArithmeticException e) {
+            return NEVER;
+        }
     }
 
     @Override
@@ -497,13 +588,15 @@ public final class Limit {
                 && Objects.equals(resetSchedule, other.resetSchedule)
                 && Objects.equals(resetZone, other.resetZone)
                 && Objects.equals(resetAfter, other.resetAfter)
-                && Objects.equals(leaseTimeout, other.leaseTimeout);
+                && Objects.equals(leaseTimeout, other.leaseTimeout)
+                && Objects.equals(fixedWindow, other.fixedWindow)
+                && windowPhase == other.windowPhase;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone,
-                resetAfter, leaseTimeout);
+                resetAfter, leaseTimeout, fixedWindow, windowPhase);
     }
 
     @Override
@@ -514,6 +607,11 @@ public final class Limit {
                     .append(resetZone);
         } else if (resetAfter != null) {
             sb.append(capacity).append(" per session of ").append(resetAfter);
+        } else if (fixedWindow != null) {
+            sb.append(capacity).append(" per fixed window of ").append(fixedWindow);
+            if (windowPhase != 0) {
+                sb.append(" from ").append(Instant.ofEpochMilli(windowPhase));
+            }
         } else if (leaseTimeout != null) {
             sb.append(capacity).append(" in flight, lease timeout ").append(leaseTimeout);
         } else {

@@ -1,7 +1,6 @@
 package dev.zaelimiter;
 
 import dev.zaelimiter.internal.Identifiers;
-import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.internal.resolution.ConfigResolver;
 import dev.zaelimiter.internal.resolution.Resolution;
@@ -24,7 +23,6 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +30,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.LongUnaryOperator;
-import java.util.function.Supplier;
 
 /**
  * The entry point: admits or refuses calls against the limits of an entity on a resource. Thread-safe; build one per
@@ -55,22 +52,28 @@ public final class RateLimiter {
 
     private final LimiterStore store;
     private final Clock clock;
-    private final Unavailable onUnavailable;
+    private final UnavailablePolicy unavailable;
+    private final LeaseWrites leaseWrites;
     private final RateLimiterAdmin admin;
     private final RateLimiterListener listener;
     private final WaitQueues waiting;
     private final CircuitBreaker breaker;
+    private final UndebitedParents undebitedParents;
+    private final RequestPlanner planner;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
         this.clock = builder.clock;
-        this.onUnavailable = builder.onUnavailable;
+        this.unavailable = new UnavailablePolicy(builder.onUnavailable);
         this.listener = builder.listener;
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         this.admin = new RateLimiterAdmin(store);
         this.breaker = builder.breakerEnabled
                 ? CircuitBreaker.of(builder.failureThreshold, builder.coolDown, clock)
                 : CircuitBreaker.disabled(clock);
+        this.leaseWrites = new LeaseWrites(store, clock, breaker, unavailable, waiting);
+        this.undebitedParents = new UndebitedParents(clock, listener);
+        this.planner = new RequestPlanner(store);
     }
 
     public static Builder builder() {
@@ -103,12 +106,12 @@ public final class RateLimiter {
 
     private Lease acquireOnce(AcquireRequest request) {
         long started = System.nanoTime();
-        Plan plan;
+        RequestPlanner.Plan plan;
         AcquireResult result;
         long now = clock.millis();
         try {
             Attempt attempt = breaker.call(() -> {
-                Plan planned = plan(request, now);
+                RequestPlanner.Plan planned = planner.plan(request, now);
                 return new Attempt(planned, store.tryAcquire(planned.debits(), now));
             });
             plan = attempt.plan();
@@ -117,11 +120,11 @@ public final class RateLimiter {
             notify(request, Decision.Outcome.REJECTED, List.of(), started);
             throw e;
         } catch (StoreUnavailableException e) {
-            Lease lease = degraded(e, request);
+            Lease lease = unavailable.admit(e, request);
             notify(request, Decision.Outcome.DEGRADED, List.of(), started);
             return lease;
         }
-        List<LimitStatus> statuses = statuses(plan, result.buckets(), result.admitted());
+        List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), result.admitted());
         if (!result.admitted()) {
             notify(request, Decision.Outcome.REJECTED, statuses, started);
             RateLimitExceededException rejected = new RateLimitExceededException(statuses);
@@ -129,19 +132,20 @@ public final class RateLimiter {
         }
         notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
                 started);
-        return new DefaultLease(this, plan.debits(), plan.primaryDebits(), plan.primary(), statuses);
+        plan.undebited().forEach(undebitedParents::report);
+        return new DefaultLease(leaseWrites, plan.debits(), plan.primaryDebits(), plan.primary(), statuses);
     }
 
     /** A plan and what the store made of it. */
-    private record Attempt(Plan plan, AcquireResult result) {
+    private record Attempt(RequestPlanner.Plan plan, AcquireResult result) {
     }
 
     /** A plan and its buckets as they are. */
-    private record Peek(Plan plan, List<BucketSnapshot> snapshots) {
+    private record Peek(RequestPlanner.Plan plan, List<BucketSnapshot> snapshots) {
     }
 
     /** Whether a concurrency limit is among the violations. */
-    private static boolean slotsRefused(Plan plan, List<LimitStatus> statuses) {
+    private static boolean slotsRefused(RequestPlanner.Plan plan, List<LimitStatus> statuses) {
         for (LimitStatus status : statuses) {
             if (status.exceeded()) {
                 for (BucketDebit debit : plan.debits()) {
@@ -206,11 +210,11 @@ public final class RateLimiter {
         try {
             long now = clock.millis();
             Peek peek = breaker.call(() -> {
-                Plan planned = plan(request, now);
+                RequestPlanner.Plan planned = planner.plan(request, now);
                 return new Peek(planned, store.peek(planned.debits(), now));
             });
-            Plan plan = peek.plan();
-            List<LimitStatus> statuses = statuses(plan, peek.snapshots(), false);
+            RequestPlanner.Plan plan = peek.plan();
+            List<LimitStatus> statuses = RequestPlanner.statuses(plan, peek.snapshots(), false);
             Duration wait = Duration.ZERO;
             boolean allowed = true;
             for (LimitStatus status : statuses) {
@@ -223,11 +227,7 @@ public final class RateLimiter {
         } catch (ResourcePausedException e) {
             return new Availability(false, false, e.retryAfter(), List.of());
         } catch (StoreUnavailableException e) {
-            if (onUnavailable == Unavailable.BLOCK) {
-                throw e;
-            }
-            logUnavailable(log, e, "store unavailable, reporting {} as available: {}", request, e.getMessage());
-            return new Availability(true, false, Duration.ZERO, List.of());
+            return unavailable.availability(e, request);
         }
     }
 
@@ -235,7 +235,7 @@ public final class RateLimiter {
     public Map<String, Long> available(String entityId, String resource) {
         long now = clock.millis();
         Peek peek = breaker.call(() -> {
-            Plan planned = plan(AcquireRequest.of(entityId, resource), NO_PAUSE_CHECK);
+            RequestPlanner.Plan planned = planner.plan(AcquireRequest.of(entityId, resource), RequestPlanner.NO_PAUSE_CHECK);
             return new Peek(planned, store.peek(List.of(planned.debits().get(0)), now));
         });
         BucketDebit primary = peek.plan().debits().get(0);
@@ -282,7 +282,7 @@ public final class RateLimiter {
                     reset == Limit.NEVER ? null : Instant.ofEpochMilli(reset),
                     limitState == null ? 0 : limitState.consumedMilli() / Limit.MILLI));
         }
-        long paused = pausedUntil(snapshot);
+        long paused = RequestPlanner.pausedUntil(snapshot);
         return new BucketView(id, res, snapshot.entity(), resolution.source().name(), resolution.disabled(),
                 resolution.parentId(), paused > now ? Instant.ofEpochMilli(paused) : null, views);
     }
@@ -366,11 +366,6 @@ public final class RateLimiter {
         }
     }
 
-    private static long pausedUntil(ConfigSnapshot snapshot) {
-        Long entity = snapshot.entityResource().pausedUntil();
-        Long resource = snapshot.resource().pausedUntil();
-        return Math.max(entity == null ? Long.MIN_VALUE : entity, resource == null ? Long.MIN_VALUE : resource);
-    }
 
     /** Entities, configuration levels and switches of the store this limiter uses. */
     public RateLimiterAdmin admin() {
@@ -395,197 +390,9 @@ public final class RateLimiter {
         return breaker;
     }
 
-    /**
-     * Logs a store failure that the {@link Unavailable#ALLOW} policy absorbs: a warning, or a debug line when the
-     * circuit breaker refused the call (it logged once when it opened; a warning per call would flood the log).
-     */
-    static void logUnavailable(Logger log, StoreUnavailableException e, String format, Object... args) {
-        if (e instanceof CircuitBreaker.OpenException) {
-            log.debug(format, args);
-        } else {
-            log.warn(format, args);
-        }
-    }
-
-    /** Runs a store call of a lease through the circuit breaker. */
-    <T> T guarded(Supplier<T> storeCall) {
-        return breaker.call(storeCall);
-    }
-
-    Unavailable onUnavailable() {
-        return onUnavailable;
-    }
-
     /** How many calls of this process wait for {@code entityId} on {@code resource} now. */
     int waiting(String entityId, String resource) {
         return waiting.waiting(new BucketKey(entityId, resource));
-    }
-
-    /** Capacity of {@code key} was given back in this process: wake its waiters. */
-    void released(BucketKey key) {
-        waiting.released(key);
-    }
-
-    private Lease degraded(StoreUnavailableException e, AcquireRequest request) {
-        if (onUnavailable == Unavailable.BLOCK) {
-            throw e;
-        }
-        logUnavailable(log, e, "store unavailable, admitting {} without recording it: {}", request, e.getMessage());
-        return DefaultLease.unrecorded();
-    }
-
-    // ---- planning: validation and resolution, before anything is written
-
-    /**
-     * The debits one call makes (the first {@code primaryDebits} of them for the first target: its entity and
-     * parent), the first target's resolution, and whether it is bypassed.
-     */
-    record Plan(List<BucketDebit> debits, int primaryDebits, Resolution primary, boolean primaryBypassed) {
-    }
-
-    /** Passed as {@code now} to {@link #plan} by reads that report balances whether or not a pause is on. */
-    private static final long NO_PAUSE_CHECK = Long.MAX_VALUE;
-
-    /** The debits of {@code request}; raises when it is invalid or paused at {@code now}. */
-    private Plan plan(AcquireRequest request, long now) {
-        List<Limit> override = request.limits() == null ? null : Limit.validateLevel("limits", request.limits());
-        Map<BucketKey, BucketDebit> debits = new LinkedHashMap<>();
-        String leaseId = LeaseIds.next();
-        Resolution primary = target(request.entityId(), request.resource(), request.consume(), override, now, leaseId,
-                debits);
-        int primaryDebits = debits.size();
-        for (AcquireRequest.Target other : request.also()) {
-            target(other.entityId(), other.resource(), other.consume(), null, now, leaseId, debits);
-        }
-        return new Plan(List.copyOf(debits.values()), primaryDebits, primary,
-                primary.disabled() == DisabledMode.BYPASS);
-    }
-
-    /**
-     * Adds the debits of one target (its entity and, when it cascades, its parent) to {@code debits}, merging the
-     * amounts of a bucket that an earlier target already debits, and returns the target's resolution.
-     */
-    private Resolution target(String entity, String res, Map<String, Long> consume, List<Limit> override, long now,
-            String leaseId, Map<BucketKey, BucketDebit> debits) {
-        String entityId = Identifiers.entityId("entityId", entity);
-        String resource = Identifiers.resource("resource", res);
-        Map<String, Long> amounts = validateAmounts(consume);
-        ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
-        long pausedUntil = pausedUntil(snapshot);
-        if (pausedUntil > now) {
-            throw new ResourcePausedException(entityId, resource, Instant.ofEpochMilli(pausedUntil),
-                    Duration.ofMillis(pausedUntil - now));
-        }
-        Resolution resolution = ConfigResolver.resolve(snapshot, override);
-        merge(debits, debit(entityId, resource, resolution, amounts, true, leaseId));
-        if (resolution.cascades()) {
-            Resolution parent = ConfigResolver.resolve(store.loadConfig(resolution.parentId(), resource), null);
-            if (!parent.limits().isEmpty()) {
-                merge(debits, debit(resolution.parentId(), resource, parent, amounts, false, leaseId));
-            } else if (parent.disabled() == DisabledMode.DISABLED) {
-                throw new ResourceDisabledException(resolution.parentId(), resource);
-            }
-        }
-        return resolution;
-    }
-
-    /**
-     * Adds {@code debit} to {@code debits}, summing the amounts of a bucket that another target already debits. The
-     * sum for one limit is bounded like a single amount, so that it can neither wrap nor exceed what a store holds.
-     */
-    private static void merge(Map<BucketKey, BucketDebit> debits, BucketDebit debit) {
-        debits.merge(debit.key(), debit, (first, second) -> {
-            Map<String, Long> sum = new HashMap<>(first.amountsMilli());
-            second.amountsMilli().forEach((name, amount) -> {
-                long total = sum.merge(name, amount, BucketMath::saturatedAdd);
-                if (total > Limit.MAX_TOKENS * Limit.MILLI) {
-                    throw new ValidationException("consume." + name, total / Limit.MILLI, "the amounts that one"
-                            + " call's targets take from one limit of " + debit.key().entityId() + " on "
-                            + debit.key().resource() + " add up to at most " + Limit.MAX_TOKENS);
-                }
-            });
-            return first.withAmounts(sum);
-        });
-    }
-
-    /**
-     * The debit of one entity. The primary entity must have every limit the call names; a cascade parent is debited
-     * on the limits it shares with the call. An amount above a hard limit's capacity could never be admitted; soft
-     * limits and bypassed entities never consult the capacity, so they take any amount. Every concurrency limit
-     * the call does not name takes one slot for {@code leaseId}.
-     */
-    private static BucketDebit debit(String entityId, String resource, Resolution resolution, Map<String, Long> amounts,
-            boolean primary, String leaseId) {
-        if (resolution.disabled() == DisabledMode.DISABLED) {
-            throw new ResourceDisabledException(entityId, resource);
-        }
-        if (resolution.limits().isEmpty()) {
-            throw new NoLimitsConfiguredException(entityId, resource);
-        }
-        Map<String, Long> amountsMilli = new HashMap<>(amounts.size() * 2);
-        for (Map.Entry<String, Long> e : amounts.entrySet()) {
-            Limit limit = resolution.limit(e.getKey());
-            if (limit == null) {
-                if (primary) {
-                    throw new UnknownLimitException(entityId, resource, e.getKey(),
-                            resolution.limits().stream().map(Limit::name).toList());
-                }
-                continue;
-            }
-            long amountMilli = e.getValue() * Limit.MILLI;
-            if (amountMilli > limit.maxCapacityMilli() && !limit.isSoft()
-                    && resolution.disabled() != DisabledMode.BYPASS) {
-                throw new UnsatisfiableRequestException(entityId, resource, limit.name(),
-                        limit.maxCapacityMilli() / Limit.MILLI, e.getValue());
-            }
-            if (limit.isConcurrency() && e.getValue() > 1) {
-                throw new ValidationException("consume." + e.getKey(), e.getValue(), "a call takes one slot of a"
-                        + " concurrency limit (or 0 to take none)");
-            }
-            amountsMilli.put(e.getKey(), amountMilli);
-        }
-        for (Limit limit : resolution.limits()) {
-            if (limit.isConcurrency() && !amounts.containsKey(limit.name())) {
-                amountsMilli.put(limit.name(), Limit.MILLI);
-            }
-        }
-        return new BucketDebit(new BucketKey(entityId, resource), resolution.bucketLimits(), amountsMilli,
-                resolution.disabled() == DisabledMode.BYPASS, resolution.source().isDefault(), leaseId);
-    }
-
-    static Map<String, Long> validateAmounts(Map<String, Long> consume) {
-        for (Map.Entry<String, Long> e : consume.entrySet()) {
-            Identifiers.limitName("consume", e.getKey());
-            Long amount = e.getValue();
-            if (amount == null || amount < 0) {
-                throw new ValidationException("consume." + e.getKey(), amount, "an amount is zero or more");
-            }
-            if (amount > Limit.MAX_TOKENS) {
-                throw new ValidationException("consume." + e.getKey(), amount, "an amount is at most "
-                        + Limit.MAX_TOKENS);
-            }
-        }
-        return consume;
-    }
-
-    static List<LimitStatus> statuses(Plan plan, List<BucketSnapshot> snapshots, boolean admitted) {
-        List<LimitStatus> statuses = new ArrayList<>();
-        for (int i = 0; i < plan.debits().size(); i++) {
-            BucketDebit debit = plan.debits().get(i);
-            BucketState state = snapshots.get(i).state();
-            for (Limit limit : debit.limits()) {
-                long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
-                long balance = state.balanceMilli(limit.name());
-                boolean exceeded = !admitted && !debit.countOnly() && !limit.isSoft() && amount > 0
-                        && balance < amount;
-                long wait = exceeded ? state.retryAfterMillis(limit, amount) : 0;
-                statuses.add(new LimitStatus(debit.key().entityId(), debit.key().resource(), limit.name(),
-                        limit.parametersAt(state.lastRefillMillis()).capacityMilli() / Limit.MILLI,
-                        Math.floorDiv(balance, Limit.MILLI), amount / Limit.MILLI, exceeded,
-                        limit.isSoft(), Duration.ofMillis(wait)));
-            }
-        }
-        return statuses;
     }
 
     /** Configures a {@link RateLimiter}. */

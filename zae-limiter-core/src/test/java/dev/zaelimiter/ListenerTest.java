@@ -3,6 +3,7 @@ package dev.zaelimiter;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,32 @@ class ListenerTest {
             assertThat(d.resource()).isEqualTo("api");
             assertThat(d.latency().isNegative()).isFalse();
         });
+    }
+
+    @Test
+    void theWarningAboutAnUndebitedParentIsLoggedAtMostOnceAMinutePerParentAndResource() {
+        MutableClock clock = MutableClock.start();
+        List<String> reported = new ArrayList<>();
+        UndebitedParents parents = new UndebitedParents(clock, new RateLimiterListener() {
+            @Override
+            public void onDecision(Decision decision) {
+            }
+
+            @Override
+            public void onParentNotDebited(String entityId, String parentId, String resource) {
+                reported.add(entityId);
+            }
+        });
+        UndebitedParents.Skipped alice = new UndebitedParents.Skipped("alice", "org", "gpt-4");
+        assertThat(parents.report(alice)).isTrue();
+        assertThat(parents.report(new UndebitedParents.Skipped("bob", "org", "gpt-4"))).as("same parent").isFalse();
+        assertThat(parents.report(new UndebitedParents.Skipped("bob", "org", "claude"))).isTrue();
+        clock.advance(Duration.ofSeconds(59));
+        assertThat(parents.report(alice)).isFalse();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(parents.report(alice)).isTrue();
+        assertThat(reported).as("the listener hears every one").containsExactly("alice", "bob", "bob", "alice",
+                "alice");
     }
 
     @Test

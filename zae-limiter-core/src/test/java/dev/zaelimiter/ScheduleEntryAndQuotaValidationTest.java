@@ -250,10 +250,12 @@ class ScheduleEntryAndQuotaValidationTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"* * * * *", "* 0-23 * * *", "*/1 * * 1-12 SUN-SAT"})
-    void aQuotaWhoseCronNeverHasAnEdgeIsRejected(String cron) {
-        ValidationException e = rejection(() -> Limit.quota("q", 10, cron, NEW_YORK));
-        assertThat(e.field()).isEqualTo("limit q reset schedule");
-        assertThat(e).hasMessageContaining("never has a reset edge").hasMessageContaining("'0 0 * * *'");
+    void aQuotaOnACronThatMatchesEveryMinuteResetsAtEveryMinute(String cron) {
+        Limit q = Limit.quota("q", 10, cron, NEW_YORK);
+        assertThat(q.resetSchedule()).contains("* * * * *");
+        long at = java.time.Instant.parse("2026-11-01T05:59:59.999Z").toEpochMilli();   // 01:59:59.999 EDT
+        assertThat(q.nextResetAfter(at)).isEqualTo(at + 1);
+        assertThat(q.nextResetAfter(at + 1)).as("and on through the fall-back overlap").isEqualTo(at + 60_001);
     }
 
     @Test

@@ -17,13 +17,24 @@ import java.util.Map;
  *                       configuration (a store may let such buckets expire when idle)
  * @param leaseId        the lease that takes (or gives back) concurrency slots, or {@code null} when the debit
  *                       touches no concurrency limit
+ * @param kept           the limits the bucket is kept under between calls; the same as {@code limits} except for a
+ *                       call with a per-call override, whose limits decide that call's admission (and its statuses)
+ *                       while the shared bucket stays under the stored limits of the same names
  */
 public record BucketDebit(BucketKey key, List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly,
-        boolean defaultDerived, String leaseId) {
+        boolean defaultDerived, String leaseId, List<Limit> kept) {
 
     public BucketDebit {
+        List<Limit> given = limits;
         limits = List.copyOf(limits);
+        kept = kept == null || kept == given ? limits : List.copyOf(kept);
         amountsMilli = Map.copyOf(amountsMilli);
+    }
+
+    /** A debit of a bucket kept under the limits that decide the call (no per-call override). */
+    public BucketDebit(BucketKey key, List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly,
+            boolean defaultDerived, String leaseId) {
+        this(key, limits, amountsMilli, countOnly, defaultDerived, leaseId, null);
     }
 
     /** A debit that takes no concurrency slot. */
@@ -34,9 +45,25 @@ public record BucketDebit(BucketKey key, List<Limit> limits, Map<String, Long> a
 
     /** The same bucket and limits with other amounts, for adjustments and rollbacks. */
     public BucketDebit withAmounts(Map<String, Long> amounts) {
-        return new BucketDebit(key, limits, amounts, countOnly, defaultDerived, leaseId);
+        return new BucketDebit(key, limits, amounts, countOnly, defaultDerived, leaseId, kept);
     }
 
+    /**
+     * Whether a per-call override decides this call in place of stored limits of the same names, so that the store
+     * must check the call against {@link #limits()} and write the bucket under {@link #kept()}.
+     */
+    public boolean overridden() {
+        return kept != limits && !kept.equals(limits);
+    }
+
+    /**
+     * This debit as the shared bucket sees it, with {@link #kept()} deciding everything: what adjustments, rollbacks
+     * and slot renewals apply, since they are never refused and must not cap the bucket at an override's capacity.
+     */
+    public BucketDebit shared() {
+        return overridden() ? new BucketDebit(key, kept, amountsMilli, countOnly, defaultDerived, leaseId, kept)
+                : this;
+    }
     /** Whether any limit of the debit is a concurrency limit that it takes a slot of. */
     public boolean takesSlots() {
         for (Limit limit : limits) {

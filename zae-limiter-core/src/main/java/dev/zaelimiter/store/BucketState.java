@@ -192,8 +192,40 @@ public sealed class BucketState permits BucketState.Refilled {
     }
 
     /**
+     * The state a shared bucket keeps after a call admitted against a per-call override: this state is the call's
+     * view, refilled under {@code viewLimits} (the override) from the stored state. The bucket stays under
+     * {@code keptLimits}: the stored state is refilled under them and debited by what the call took, and a limit the
+     * override replaced never ends lower than that, so that an override lowers no other caller's balance by more
+     * than the call consumed. (Where the call's view, debited, is higher, the bucket keeps that, up to the stored
+     * capacity, as before.) Without an override ({@code keptLimits} equal to {@code viewLimits}) this is
+     * {@link #debited(List, Map, boolean, String)}.
+     */
+    public BucketState debitedKept(List<Limit> viewLimits, List<Limit> keptLimits, Map<String, Long> amountsMilli,
+            boolean countOnly, String leaseId) {
+        BucketState view = debited(viewLimits, amountsMilli, countOnly, leaseId);
+        if (keptLimits.equals(viewLimits)) {
+            return view;
+        }
+        BucketState kept = origin().refilled(keptLimits, lastRefillMillis)
+                .debited(keptLimits, amountsMilli, countOnly, leaseId);
+        Map<String, LimitState> states = new HashMap<>(kept.limits);
+        for (Limit limit : keptLimits) {
+            LimitState own = states.get(limit.name());
+            LimitState seen = view.limits.get(limit.name());
+            if (own == null || seen == null || seen.balanceMilli() <= own.balanceMilli()) {
+                continue;
+            }
+            long capacity = limit.parametersAt(lastRefillMillis).capacityMilli();
+            long balance = Math.max(own.balanceMilli(), Math.min(seen.balanceMilli(), capacity));
+            states.put(limit.name(), new LimitState(balance, own.consumedMilli(), own.windowStartMillis(),
+                    own.holders()));
+        }
+        return new BucketState(lastRefillMillis, states);
+    }
+
+    /**
      * Like {@link #debited}, for later corrections: a negative amount gives tokens back, but never lifts a balance
-     * above the capacity in force.
+     * above the capacity in force; a refund that brings a session quota back to its capacity ends its session.
      */
     public BucketState adjusted(List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly) {
         return adjusted(limits, amountsMilli, countOnly, null);
@@ -226,11 +258,25 @@ public sealed class BucketState permits BucketState.Refilled {
             LimitState state = states.get(limit.name());
             long capacity = limit.parametersAt(lastRefillMillis).capacityMilli();
             if (state != null && state.balanceMilli() > capacity) {
-                states.put(limit.name(), new LimitState(capacity, state.consumedMilli(), state.windowStartMillis(),
-                        state.holders()));
+                state = new LimitState(capacity, state.consumedMilli(), state.windowStartMillis(), state.holders());
+                states.put(limit.name(), state);
+            }
+            if (state != null && endsSession(limit, state, amountsMilli, capacity)) {
+                states.put(limit.name(), new LimitState(state.balanceMilli(), state.consumedMilli(),
+                        LimitState.NO_WINDOW, state.holders()));
             }
         }
         return new BucketState(lastRefillMillis, states);
+    }
+
+    /**
+     * Whether a refund of a session quota gave back everything its session still held (the balance is at the
+     * capacity in force), so that no session is left behind: the next call that takes from it starts a new one. A
+     * rolled-back opening call therefore anchors nothing.
+     */
+    private static boolean endsSession(Limit limit, LimitState state, Map<String, Long> amountsMilli, long capacity) {
+        return state.inWindow() && limit.resetAfter().isPresent()
+                && amountsMilli.getOrDefault(limit.name(), 0L) < 0 && state.balanceMilli() >= capacity;
     }
 
     /** The slots of {@code leaseId} on every concurrency limit renewed for one lease timeout from now. */

@@ -68,14 +68,17 @@ public interface LimiterStore extends AutoCloseable {
 
     /**
      * Refills every bucket of {@code debits} to {@code now} and, if every non-count-only debit is covered on its
-     * hard limits, applies all of them; otherwise applies none. A bucket that does not exist starts full.
+     * hard limits, applies all of them; otherwise applies none. A bucket that does not exist starts full. A debit
+     * with a per-call override ({@link BucketDebit#overridden()}) is checked against its {@code limits} but leaves
+     * the bucket as {@link BucketState#debitedKept} computes it, under its {@code kept}
+     * limits.
      */
     AcquireResult tryAcquire(List<BucketDebit> debits, long now);
 
     /**
-     * Applies {@code debits} unconditionally (adjustments and rollbacks): balances may go into debt, and a refund
-     * never lifts a balance above its capacity. A negative amount of a concurrency limit gives back the slot of the
-     * debit's lease, once.
+     * Applies {@code debits} unconditionally (adjustments and rollbacks), as {@link BucketDebit#shared()} (under the
+     * kept limits): balances may go into debt, and a refund never lifts a balance above its capacity. A negative
+     * amount of a concurrency limit gives back the slot of the debit's lease, once.
      */
     void apply(List<BucketDebit> debits, long now);
 

@@ -260,6 +260,37 @@ public abstract class BucketContract extends StoreContractSupport {
     }
 
     @Test
+    void aLowerPerCallLimitGovernsOnlyItsCallAndLeavesTheSharedBucketToTheStoredLimit() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 100)));
+        AcquireRequest strict = AcquireRequest.of("user-1", "api").consume("rpm", 1)
+                .limits(List.of(Limit.perMinute("rpm", 5)));
+
+        Lease lease = limiter.acquire(strict);
+        assertThat(lease.statuses()).singleElement().satisfies(s -> {
+            assertThat(s.capacity()).as("the call sees its own limit").isEqualTo(5);
+            assertThat(s.available()).isEqualTo(4);
+        });
+        assertThat(limiter.available("user-1", "api")).as("others lost only the token the call took")
+                .containsEntry("rpm", 99L);
+        limiter.acquire("user-1", "api", consume("rpm", 90)).close();
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 9L);
+
+        Lease second = limiter.acquire(strict.consume("rpm", 4));           // the call's view: at most 5 of 9
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 5L);
+        second.rollback();
+        assertThat(limiter.available("user-1", "api")).as("a rollback gives back to the shared bucket")
+                .containsEntry("rpm", 9L);
+        lease.rollback();
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 10L);
+
+        limiter.acquire("user-1", "api", consume("rpm", 8)).close();        // 2 left: the call's view is 2
+        assertThatThrownBy(() -> limiter.acquire(strict.consume("rpm", 3)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 2L);
+        limiter.acquire("user-1", "api", consume("rpm", 2)).close();
+    }
+
+    @Test
     void perCallLimitsCannotResetTheStoredLimitsTheyLeaveOut() {
         admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 5), Limit.perMinute("tpm", 100)));
         limiter.acquire("user-1", "api", consume("rpm", 1, "tpm", 100));

@@ -1,6 +1,7 @@
 package dev.zaelimiter.contract;
 
 import dev.zaelimiter.AcquireRequest;
+import dev.zaelimiter.Decision;
 import dev.zaelimiter.Availability;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
@@ -10,6 +11,8 @@ import dev.zaelimiter.LeaseClosedException;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.LimitStatus;
 import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.RateLimiterListener;
 import dev.zaelimiter.ResourceDisabledException;
 import dev.zaelimiter.ValidationException;
 import org.junit.jupiter.api.Test;
@@ -17,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -204,6 +208,39 @@ public abstract class HierarchyContract extends StoreContractSupport {
         assertThat(e).isNotNull();
         assertThat(e.violations()).extracting(LimitStatus::entityId).containsExactly(ORG);
         assertThat(available(USER, "rpm")).isEqualTo(99);
+    }
+
+    @Test
+    void aParentWithNoLimitsAtAnyLevelIsNotDebitedAndEachSuchCallIsReported() {
+        List<String> reported = new CopyOnWriteArrayList<>();
+        RateLimiter observed = RateLimiter.builder().store(store).clock(clock).listener(new RateLimiterListener() {
+            @Override
+            public void onDecision(Decision decision) {
+            }
+
+            @Override
+            public void onParentNotDebited(String entityId, String parentId, String resource) {
+                reported.add(entityId + " -> " + parentId + " on " + resource);
+            }
+        }).build();
+        createParent(ORG);
+        createChild(USER, ORG, true);
+        admin.setLimits(USER, RESOURCE, List.of(Limit.perMinute("rpm", 10)));
+
+        Lease lease = observed.acquire(USER, RESOURCE, consume("rpm", 1));
+        observed.acquire(USER, RESOURCE, consume("rpm", 1)).close();
+        assertThat(lease.statuses()).extracting(LimitStatus::entityId).containsOnly(USER);
+        assertThat(reported).containsExactly(USER + " -> " + ORG + " on " + RESOURCE,
+                USER + " -> " + ORG + " on " + RESOURCE);
+        assertThatThrownBy(() -> observed.acquire(USER, RESOURCE, consume("rpm", 9)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(reported).as("a refused call debits nobody").hasSize(2);
+
+        // once the resource has defaults, the parent is debited against them (the seeds' rule) and nothing is reported
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rpm", 3)));
+        observed.acquire(USER, RESOURCE, consume("rpm", 1)).close();
+        assertThat(available(ORG, "rpm")).isEqualTo(2);
+        assertThat(reported).hasSize(2);
     }
 
     @Test

@@ -691,6 +691,54 @@ public abstract class ScheduleContract extends StoreContractSupport {
     }
 
     @Test
+    void aRolledBackOpeningCallLeavesNoSessionBehind() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.sessionQuota("session", 5, Duration.ofHours(5))));
+        at("2026-06-15T10:00:00Z");
+        limiter.acquire("erin", RESOURCE, consume("session", 2)).rollback();
+        at("2026-06-15T12:00:00Z");                     // the first call that stays: 12:00 to 17:00
+        take("erin", "session", 5);
+        at("2026-06-15T15:00:00Z");                     // a session anchored at 10:00 would have ended here
+        assertThat(available("erin", "session")).isZero();
+        assertThat(refusedWith("erin", "session", 1)).isEqualTo(Duration.ofHours(2));
+        at("2026-06-15T17:00:00Z");
+        assertThat(available("erin", "session")).isEqualTo(5);
+
+        // a rollback that leaves some of the session's consumption keeps its start
+        at("2026-06-15T18:00:00Z");                     // 18:00 to 23:00
+        Lease opening = limiter.acquire("erin", RESOURCE, consume("session", 1));
+        at("2026-06-15T19:00:00Z");
+        limiter.acquire("erin", RESOURCE, consume("session", 2)).rollback();
+        at("2026-06-15T22:59:59.999Z");
+        assertThat(available("erin", "session")).isEqualTo(4);
+        assertThat(refusedWith("erin", "session", 5)).isEqualTo(Duration.ofMillis(1));
+
+        // giving back all of it, in any order, ends the session; the next call starts a new one
+        opening.rollback();
+        at("2026-06-15T23:30:00Z");                     // 23:30 to 04:30
+        take("erin", "session", 5);
+        at("2026-06-16T04:29:59.999Z");
+        assertThat(refusedWith("erin", "session", 1)).isEqualTo(Duration.ofMillis(1));
+        at("2026-06-16T04:30:00Z");
+        assertThat(available("erin", "session")).isEqualTo(5);
+    }
+
+    @Test
+    void aSessionWhoseConsumptionIsAdjustedBackToNothingEndsAndTheNextTakeStartsOne() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.sessionQuota("session", 5, Duration.ofHours(5))));
+        at("2026-06-15T10:00:00Z");
+        Lease lease = limiter.acquire("frank", RESOURCE, consume("session", 3));
+        lease.adjust("session", -3);                    // nothing of the session is left
+        at("2026-06-15T11:00:00Z");
+        lease.adjust("session", 5);                     // takes again: a session from 11:00 to 16:00
+        lease.close();
+        at("2026-06-15T15:00:00Z");
+        assertThat(available("frank", "session")).isZero();
+        assertThat(refusedWith("frank", "session", 1)).isEqualTo(Duration.ofHours(1));
+        at("2026-06-15T16:00:00Z");
+        assertThat(available("frank", "session")).isEqualTo(5);
+    }
+
+    @Test
     void neitherAZeroAmountNorARefusedCallStartsASession() {
         admin.setResourceDefaults(RESOURCE, List.of(Limit.sessionQuota("session", 5, Duration.ofHours(5)),
                 Limit.perHour("rph", 1)));

@@ -1,5 +1,6 @@
 package dev.zaelimiter.docs;
 
+import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
@@ -285,6 +286,49 @@ class ScheduleDocsExamplesTest {
     }
 
     @Test
+    void fixedWindow() {
+        // tag::fixedWindow[]
+        MutableClock clock = new MutableClock(Instant.parse("2026-06-15T10:00:03.250Z"));
+        RateLimiter limiter = RateLimiter.builder().clock(clock).build();
+        limiter.admin().setResourceDefaults("sms",
+                List.of(Limit.fixedWindow("per10s", 20, Duration.ofSeconds(10))));   // 10:00:00-10:00:10, 10:00:10-...
+
+        limiter.acquire("user-1", "sms", Map.of("per10s", 20L)).close();
+        RateLimitExceededException e = catchThrowableOfType(RateLimitExceededException.class,
+                () -> limiter.acquire("user-1", "sms", Map.of("per10s", 1L)));
+        assertThat(e.retryAfter()).isEqualTo(Duration.ofMillis(6_750));              // until 10:00:10
+
+        clock.set(Instant.parse("2026-06-15T10:00:09.999Z"));
+        assertThat(limiter.available("user-1", "sms")).containsEntry("per10s", 0L);   // nothing dripped back
+        clock.set(Instant.parse("2026-06-15T10:00:10Z"));
+        assertThat(limiter.available("user-1", "sms")).containsEntry("per10s", 20L);
+        // end::fixedWindow[]
+    }
+
+    @Test
+    void fixedWindowOrigin() {
+        // tag::fixedWindowOrigin[]
+        MutableClock clock = new MutableClock(Instant.parse("2026-06-15T10:05:10Z"));
+        RateLimiter limiter = RateLimiter.builder().clock(clock).build();
+        limiter.admin().setResourceDefaults("exports", List.of(Limit.fixedWindow("per-minute", 3,
+                Duration.ofMinutes(1), Instant.parse("2026-01-01T00:00:30Z"))));     // from :30 to :30
+        limiter.admin().setResourceDefaults("metered", List.of(
+                Limit.fixedWindow("per-second", 5, Duration.ofSeconds(1)).soft()));
+
+        limiter.acquire("user-1", "exports", Map.of("per-minute", 3L)).close();
+        RateLimitExceededException e = catchThrowableOfType(RateLimitExceededException.class,
+                () -> limiter.acquire("user-1", "exports", Map.of("per-minute", 1L)));
+        assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(20));                // until 10:05:30
+
+        try (Lease lease = limiter.acquire("user-1", "metered", Map.of("per-second", 8L))) {
+            assertThat(lease.overdrawn()).containsExactly("per-second");              // metered, not refused
+        }
+        clock.set(Instant.parse("2026-06-15T10:05:11Z"));
+        assertThat(limiter.available("user-1", "metered")).containsEntry("per-second", 5L);
+        // end::fixedWindowOrigin[]
+    }
+
+    @Test
     void quotaRetryAfter() {
         // tag::quotaRetryAfter[]
         ZoneId newYork = ZoneId.of("America/New_York");
@@ -372,9 +416,9 @@ class ScheduleDocsExamplesTest {
         assertThatExceptionOfType(ValidationException.class)
                 .isThrownBy(() -> ScheduleEntry.zone("tz", "Mars/Olympus"))
                 .withMessageContaining("not a known time zone");
-        assertThatExceptionOfType(ValidationException.class)                       // never stops matching
-                .isThrownBy(() -> Limit.quota("daily", 10, "* * * * *", newYork))
-                .withMessageContaining("never has a reset edge");
+        assertThatExceptionOfType(ValidationException.class)                       // an empty window
+                .isThrownBy(() -> Limit.fixedWindow("per10s", 20, Duration.ZERO))
+                .withMessageContaining("a fixed window must be at least one millisecond");
         assertThatExceptionOfType(ValidationException.class)                       // drip and reset
                 .isThrownBy(() -> Limit.quota("daily", 10, "0 0 * * *", newYork)
                         .withSchedule(ScheduleEntry.absolute("* 9-17 * * *", newYork, 20, 5, Duration.ofMinutes(1))))

@@ -121,14 +121,27 @@ public final class LimitDeclarations {
             throw new InvalidDeclarationException(path + ".reset-after", "a quota resets on a calendar"
                     + " (reset-schedule) or after each caller's first request (reset-after), not both");
         }
-        boolean resets = !d.getResetSchedule().isEmpty() || d.getResetAfter() != null;
+        if (d.getFixedWindow() != null && (!d.getResetSchedule().isEmpty() || d.getResetAfter() != null)) {
+            throw new InvalidDeclarationException(path + ".fixed-window", "a quota resets at every multiple of a"
+                    + " fixed window (fixed-window), on a calendar (reset-schedule) or after each caller's first"
+                    + " request (reset-after): choose one");
+        }
+        if (d.getWindowOrigin() != null && d.getFixedWindow() == null) {
+            throw new InvalidDeclarationException(path + ".window-origin", "only a fixed window has an origin;"
+                    + " add fixed-window or remove window-origin");
+        }
+        boolean resets = !d.getResetSchedule().isEmpty() || d.getResetAfter() != null || d.getFixedWindow() != null;
         if (drips && resets) {
             throw new InvalidDeclarationException(path + (d.getRefillAmount() != null ? ".refill-amount"
                     : d.getRefillPeriod() != null ? ".refill-period" : ".burst"), "a quota does not drip: remove"
                     + " refill-amount, refill-period and burst, or remove the reset to make it a rate limit");
         }
         Limit limit;
-        if (!d.getResetSchedule().isEmpty()) {
+        if (d.getFixedWindow() != null) {
+            limit = check(path + ".fixed-window", () -> d.getWindowOrigin() == null
+                    ? Limit.fixedWindow(name, d.getCapacity(), d.getFixedWindow())
+                    : Limit.fixedWindow(name, d.getCapacity(), d.getFixedWindow(), d.getWindowOrigin()));
+        } else if (!d.getResetSchedule().isEmpty()) {
             ResetDeclaration reset = d.getResetSchedule().get(0);
             String resetPath = path + ".reset-schedule[0]";
             limit = check(resetPath, () -> Limit.quota(name, d.getCapacity(), reset.getCron(),
@@ -157,7 +170,8 @@ public final class LimitDeclarations {
 
     private static Limit concurrency(String path, String name, LimitDeclaration d) {
         if (d.getCapacity() != null || d.getRefillAmount() != null || d.getRefillPeriod() != null
-                || d.getBurst() != null || !d.getResetSchedule().isEmpty() || d.getResetAfter() != null) {
+                || d.getBurst() != null || !d.getResetSchedule().isEmpty() || d.getResetAfter() != null
+                || d.getFixedWindow() != null || d.getWindowOrigin() != null) {
             throw new InvalidDeclarationException(path + ".max-in-flight", "a concurrency limit has only"
                     + " max-in-flight (and lease-timeout, soft, schedule); remove capacity, refill, burst and resets,"
                     + " or declare them as a separate limit");

@@ -6,6 +6,7 @@ import dev.zaelimiter.store.dynamodb.CascadeWrite;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -273,6 +274,15 @@ public class ZaeLimiterProperties {
         /** Makes the limit a session quota: the allowance comes back this long after each first request. */
         private Duration resetAfter;
 
+        /**
+         * Makes the limit a fixed window: the allowance comes back whole at every multiple of this duration since
+         * the window origin (such as 10s; whole milliseconds, at least 1ms).
+         */
+        private Duration fixedWindow;
+
+        /** Where the fixed windows are aligned, as an ISO-8601 instant; the epoch when not set. */
+        private Instant windowOrigin;
+
         /** Makes the limit a concurrency limit: at most this many calls in flight (capacity is not used). */
         private Long maxInFlight;
 
@@ -357,6 +367,22 @@ public class ZaeLimiterProperties {
 
         public void setResetAfter(Duration resetAfter) {
             this.resetAfter = resetAfter;
+        }
+
+        public Duration getFixedWindow() {
+            return fixedWindow;
+        }
+
+        public void setFixedWindow(Duration fixedWindow) {
+            this.fixedWindow = fixedWindow;
+        }
+
+        public Instant getWindowOrigin() {
+            return windowOrigin;
+        }
+
+        public void setWindowOrigin(Instant windowOrigin) {
+            this.windowOrigin = windowOrigin;
         }
     }
 

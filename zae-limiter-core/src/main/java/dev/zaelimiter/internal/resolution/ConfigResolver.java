@@ -38,6 +38,7 @@ public final class ConfigResolver {
             limits = List.of();
         }
         List<Limit> carried = List.of();
+        List<Limit> storedLimits = limits;
         if (override != null) {
             carried = limits.stream()
                     .filter(stored -> override.stream().noneMatch(l -> l.name().equals(stored.name())))
@@ -45,7 +46,7 @@ public final class ConfigResolver {
             limits = override;
             source = LimitSource.OVERRIDE;
         }
-        return new Resolution(limits, carried, source, disabledMode(snapshot), cascadeParent(snapshot));
+        return new Resolution(limits, carried, source, disabledMode(snapshot), cascadeParent(snapshot), storedLimits);
     }
 
     /** Entity on the resource, then entity default, then resource; unset enforces. */

@@ -66,11 +66,15 @@ final class BucketItems {
 
     /**
      * Whether the item must be written whole rather than updated: it is of another configuration or format, its
-     * deadline passed, it expired, or the debit starts a session or takes a slot the stored form cannot take
-     * (a holders map missing or holding expired slots).
+     * deadline passed, it expired, the debit starts a session or takes a slot the stored form cannot take
+     * (a holders map missing or holding expired slots), or a per-call override decides the call (the bucket is
+     * then written as kept, see {@link BucketState#debitedKept}).
      */
     static boolean needsRewrite(Map<String, AttributeValue> item, BucketDebit debit, String stamp, long now,
             boolean correction) {
+        if (debit.overridden() && !correction) {
+            return true;
+        }
         if (item == null) {
             return correction || debit.takesSlots();
         }
@@ -85,8 +89,7 @@ final class BucketItems {
             if (amount == 0 || debit.countOnly()) {
                 continue;
             }
-            if (!correction && amount > 0 && limit.resetAfter().isPresent()
-                    && !item.containsKey(ItemCodec.WINDOW + limit.name())) {
+            if (amount > 0 && limit.resetAfter().isPresent() && !item.containsKey(ItemCodec.WINDOW + limit.name())) {
                 return true;
             }
             if (limit.isConcurrency()) {
@@ -150,6 +153,8 @@ final class BucketItems {
      * @param guess      the bucket as this process believes it is at {@code now}; {@code null}: assumed full
      * @param correction an adjustment or rollback: never refused for lack of tokens, a refund never lifts a balance
      *                   above the capacity in force, and the item must exist
+     * @return the update, or {@code null} when the debit cannot be applied by one: it is refused, or a per-call
+     *         override decides it (the item is then read and written whole)
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction) {
@@ -163,6 +168,9 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker) {
+        if (debit.overridden() && !correction) {
+            return null;
+        }
         Expression e = new Expression();
         StringJoiner set = new StringJoiner(", ", "SET ", "").setEmptyValue("");
         StringJoiner add = new StringJoiner(", ", "ADD ", "");
@@ -207,12 +215,21 @@ final class BucketItems {
                 set.add(balance + " = " + e.value(ItemCodec.number(Long.MIN_VALUE)));
                 onLimits.add(balance + " < " + e.value(ItemCodec.number(
                         BigInteger.valueOf(Long.MIN_VALUE).add(BigInteger.valueOf(amount)))));
+            } else if (correction && amount < 0 && fills(guess, limit.name(), amount, p.capacityMilli())) {
+                // the refund brings the balance to the capacity (never above it), and leaves no session behind
+                String balance = e.name(ItemCodec.BALANCE + limit.name());
+                set.add(balance + " = " + e.value(ItemCodec.number(p.capacityMilli())));
+                onLimits.add(balance + " >= " + e.value(ItemCodec.number(
+                        BigInteger.valueOf(p.capacityMilli()).add(BigInteger.valueOf(amount)))));
+                if (limit.resetAfter().isPresent()) {
+                    remove.add(e.name(ItemCodec.WINDOW + limit.name()));
+                }
             } else if (correction) {
                 String balance = e.name(ItemCodec.BALANCE + limit.name());
                 add.add(balance + " " + e.value(ItemCodec.number(BigInteger.valueOf(amount).negate())));
                 onLimits.add("attribute_exists(" + balance + ")");
                 if (amount < 0) {
-                    onLimits.add(balance + " <= " + e.value(ItemCodec.number(
+                    onLimits.add(balance + " < " + e.value(ItemCodec.number(
                             BigInteger.valueOf(p.capacityMilli()).add(BigInteger.valueOf(amount)))));
                 }
             } else {
@@ -270,6 +287,12 @@ final class BucketItems {
      */
     private static boolean pastFloor(BucketState guess, String name, long amount) {
         return guess != null && guess.balanceMilli(name) < Long.MIN_VALUE + amount;
+    }
+
+    /** Whether giving back {@code -amount} brings the guessed balance to {@code capacity} or past it. */
+    private static boolean fills(BucketState guess, String name, long amount, long capacity) {
+        return guess != null && BigInteger.valueOf(guess.balanceMilli(name)).subtract(BigInteger.valueOf(amount))
+                .compareTo(BigInteger.valueOf(capacity)) >= 0;
     }
 
     private static String ifNotExists(Expression e, String attribute, String value) {
@@ -362,12 +385,12 @@ final class BucketItems {
                 .build();
     }
 
-    /** The whole bucket item as the slow path writes it. */
+    /** The whole bucket item as the slow path writes it, under the limits the bucket is kept under. */
     Map<String, AttributeValue> bucketItem(BucketDebit debit, BucketState state, String stamp, long now,
             Map<String, AttributeValue> previous) {
         Map<String, AttributeValue> item = new HashMap<>(keys.bucket(debit.key()));
-        ItemCodec.putBucket(item, state, debit.limits());
-        long deadline = deadline(debit.limits(), state, now);
+        ItemCodec.putBucket(item, state, debit.kept());
+        long deadline = deadline(debit.kept(), state, now);
         item.put(ItemCodec.VERSION, ItemCodec.number(ItemCodec.version(previous) + 1));
         item.put(ItemCodec.STAMP, AttributeValue.fromS(stamp));
         item.put(ItemCodec.DEADLINE, ItemCodec.number(deadline));
@@ -380,7 +403,7 @@ final class BucketItems {
             });
         }
         if (debit.defaultDerived()) {
-            item.put(ItemCodec.TTL, ItemCodec.number(ttl(debit.limits(), deadline, now)));
+            item.put(ItemCodec.TTL, ItemCodec.number(ttl(debit.kept(), deadline, now)));
         }
         return item;
     }

@@ -62,7 +62,7 @@ final class BucketWrites {
 
     /** Refuses locally when what this process knows allows it, else writes once, and settles a wrong guess. */
     Outcome acquireOne(BucketDebit debit, long now) {
-        String stamp = items.stamp(debit.limits());
+        String stamp = items.stamp(debit.kept());
         KnownBuckets.Known k = known.get(debit.key(), stamp);
         BucketState estimate = null;
         if (k != null) {
@@ -121,15 +121,21 @@ final class BucketWrites {
             }
             BucketState state = BucketItems.current(item, debit, now);
             if (!debit.countOnly() && !state.admits(debit.limits(), debit.amountsMilli())) {
-                known.learnRefusal(debit, stamp, state, now, expected);
+                if (debit.overridden()) {
+                    known.forget(debit.key());        // the state seen through an override is not the bucket's
+                } else {
+                    known.learnRefusal(debit, stamp, state, now, expected);
+                }
                 return new Outcome(false, state);
             }
             if (BucketItems.needsRewrite(item, debit, stamp, now, false)) {
                 BucketState next = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(),
                         debit.leaseId());
+                BucketState kept = state.debitedKept(debit.limits(), debit.kept(), debit.amountsMilli(),
+                        debit.countOnly(), debit.leaseId());
                 try {
-                    putBucket(debit, next, stamp, now, item, null);
-                    known.learn(debit.key(), stamp, next, now, 0);
+                    putBucket(debit, kept, stamp, now, item, null);
+                    known.learn(debit.key(), stamp, kept, now, 0);
                     return new Outcome(true, next);
                 } catch (ConditionalCheckFailedException lost) {
                     item = BucketItems.UNKNOWN;
@@ -197,7 +203,8 @@ final class BucketWrites {
     /** Renews the lease's slots on every debit; false when one of them no longer holds its slot. */
     boolean renew(List<BucketDebit> debits, long now) {
         boolean held = true;
-        for (BucketDebit debit : debits) {
+        for (BucketDebit given : debits) {
+            BucketDebit debit = given.shared();
             BucketItems.Expression e = new BucketItems.Expression();
             StringJoiner set = new StringJoiner(", ", "SET ", "");
             StringJoiner condition = new StringJoiner(" AND ");
@@ -232,7 +239,8 @@ final class BucketWrites {
     }
 
     /** As {@link #apply(BucketDebit, long)}; with a {@code marker}, nothing is done if the item already has it. */
-    private void apply(BucketDebit debit, long now, String marker) {
+    private void apply(BucketDebit given, long now, String marker) {
+        BucketDebit debit = given.shared();
         String stamp = items.stamp(debit.limits());
         BucketState guess = known.estimate(debit, stamp, now);
         Map<String, AttributeValue> item;

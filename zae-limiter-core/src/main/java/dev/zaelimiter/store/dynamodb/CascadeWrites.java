@@ -60,14 +60,14 @@ final class CascadeWrites {
         Outcome[] local = new Outcome[debits.size()];
         boolean refusedLocally = false;
         for (int i = 0; i < debits.size(); i++) {
-            BucketState refusal = known.localRefusal(debits.get(i), items.stamp(debits.get(i).limits()), now);
+            BucketState refusal = known.localRefusal(debits.get(i), items.stamp(debits.get(i).kept()), now);
             local[i] = new Outcome(refusal == null, refusal);
             refusedLocally |= refusal != null;
         }
         if (refusedLocally) {
             for (int i = 0; i < debits.size(); i++) {
                 if (local[i].state() == null) {
-                    BucketState estimate = known.estimate(debits.get(i), items.stamp(debits.get(i).limits()), now);
+                    BucketState estimate = known.estimate(debits.get(i), items.stamp(debits.get(i).kept()), now);
                     local[i] = new Outcome(true, estimate != null ? estimate : buckets.read(debits.get(i), now));
                 }
             }
@@ -166,7 +166,7 @@ final class CascadeWrites {
      * transaction conditioned on their versions, or the call is refused without writing.
      */
     AcquireResult acquireTransactionally(List<BucketDebit> debits, long now) {
-        List<String> stamps = debits.stream().map(d -> items.stamp(d.limits())).toList();
+        List<String> stamps = debits.stream().map(d -> items.stamp(d.kept())).toList();
         List<Map<String, AttributeValue>> found = new ArrayList<>();
         for (int i = 0; i < debits.size(); i++) {
             found.add(null);
@@ -222,8 +222,12 @@ final class CascadeWrites {
             List<TransactWriteItem> puts = new ArrayList<>();
             for (int i = 0; i < debits.size(); i++) {
                 Map<String, AttributeValue> previous = found.get(i);
+                BucketDebit debit = debits.get(i);
+                BucketState kept = !debit.overridden() ? outcomes[i].state()
+                        : BucketItems.current(previous, debit, now).debitedKept(debit.limits(), debit.kept(),
+                                debit.amountsMilli(), debit.countOnly(), debit.leaseId());
                 puts.add(TransactWriteItem.builder().put(Put.builder().tableName(items.table())
-                        .item(items.bucketItem(debits.get(i), outcomes[i].state(), stamps.get(i), now, previous))
+                        .item(items.bucketItem(debit, kept, stamps.get(i), now, previous))
                         .conditionExpression(BucketItems.versionCondition(previous))
                         .expressionAttributeNames(BucketItems.versionNames(previous))
                         .expressionAttributeValues(BucketItems.versionValues(previous))

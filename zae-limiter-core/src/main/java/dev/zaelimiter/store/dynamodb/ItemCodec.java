@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -35,7 +36,9 @@ import java.util.Map;
  *          b_{limit} balance (any other limit), c_{limit} consumed, w_{limit} session start (milli-tokens, ms),
  *          h_{limit} concurrency slot holders (lease id -> expiry, ms),
  *          r_{id} marker of a correction written exactly once (ms it was written)
- * config:  lim (list of limits)  dis (disabled mode)  cas (cascade policy)  pau (paused until, ms)
+ * config:  lim (list of limits: n name, c capacity, a/p refill amount and period (ms), s soft, rc/rz reset cron
+ *          and zone, ra session length (ms), fw/fo fixed window and its origin (ms), lt lease timeout (ms),
+ *          sc schedule entries)  dis (disabled mode)  cas (cascade policy)  pau (paused until, ms)
  * entity:  id  nm (name)  par (parent)  cas (cascade flag)
  * </pre>
  */
@@ -87,6 +90,13 @@ final class ItemCodec {
                 m.put("rz", AttributeValue.fromS(limit.zone().orElseThrow().getId()));
             });
             limit.resetAfter().ifPresent(d -> m.put("ra", number(d.toMillis())));
+            limit.fixedWindow().ifPresent(d -> {
+                m.put("fw", number(d.toMillis()));
+                long origin = limit.fixedWindowOrigin().orElseThrow().toEpochMilli();
+                if (origin != 0) {
+                    m.put("fo", number(origin));
+                }
+            });
             limit.leaseTimeout().ifPresent(d -> m.put("lt", number(d.toMillis())));
             if (!limit.schedule().isEmpty()) {
                 List<AttributeValue> entries = new ArrayList<>();
@@ -125,6 +135,9 @@ final class ItemCodec {
                 limit = Limit.concurrency(name, capacity, Duration.ofMillis(longOf(m.get("lt"))));
             } else if (m.containsKey("ra")) {
                 limit = Limit.sessionQuota(name, capacity, Duration.ofMillis(longOf(m.get("ra"))));
+            } else if (m.containsKey("fw")) {
+                limit = Limit.fixedWindow(name, capacity, Duration.ofMillis(longOf(m.get("fw"))),
+                        Instant.ofEpochMilli(m.containsKey("fo") ? longOf(m.get("fo")) : 0));
             } else {
                 limit = Limit.custom(name, capacity, longOf(m.get("a")), Duration.ofMillis(longOf(m.get("p"))));
             }

@@ -147,8 +147,9 @@ public final class InMemoryStore implements LimiterStore {
                 BucketDebit debit = debits.get(i);
                 BucketState state = refilled[i];
                 if (admitted) {
+                    store(cells[i], state.debitedKept(debit.limits(), debit.kept(), debit.amountsMilli(),
+                            debit.countOnly(), debit.leaseId()), debit.kept());
                     state = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId());
-                    store(cells[i], state, debit.limits());
                 }
                 snapshots.add(new BucketSnapshot(debit.key(), state));
             }
@@ -159,7 +160,8 @@ public final class InMemoryStore implements LimiterStore {
     }
 
     @Override
-    public void apply(List<BucketDebit> debits, long now) {
+    public void apply(List<BucketDebit> given, long now) {
+        List<BucketDebit> debits = shared(given);
         withBuckets(debits, cells -> {
             BucketState[] refilled = refilled(cells, debits, now);
             for (int i = 0; i < debits.size(); i++) {
@@ -192,7 +194,8 @@ public final class InMemoryStore implements LimiterStore {
     }
 
     @Override
-    public boolean renew(List<BucketDebit> debits, long now) {
+    public boolean renew(List<BucketDebit> given, long now) {
+        List<BucketDebit> debits = shared(given);
         return withBuckets(debits, cells -> {
             BucketState[] refilled = refilled(cells, debits, now);
             boolean held = true;
@@ -254,6 +257,16 @@ public final class InMemoryStore implements LimiterStore {
                 sweeping.set(false);
             }
         }
+    }
+
+    /** Corrections and renewals apply to the bucket as kept, never capped by a per-call override. */
+    private static List<BucketDebit> shared(List<BucketDebit> debits) {
+        for (BucketDebit debit : debits) {
+            if (debit.overridden()) {
+                return debits.stream().map(BucketDebit::shared).toList();
+            }
+        }
+        return debits;
     }
 
     private static BucketState[] refilled(Cell[] cells, List<BucketDebit> debits, long now) {

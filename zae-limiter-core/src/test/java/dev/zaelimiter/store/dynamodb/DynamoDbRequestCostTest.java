@@ -51,6 +51,42 @@ class DynamoDbRequestCostTest {
     }
 
     @Test
+    void aCallWithAPerCallOverrideReadsAndWritesTheBucketOnceAndLeavesItOnTheFastPath() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+        counter.reset();
+        limiter.acquire(dev.zaelimiter.AcquireRequest.of("user-1", "gpt-4").consume("rpm", 1)
+                .limits(List.of(Limit.perMinute("rpm", 5)))).close();
+        assertThat(counter.snapshot()).isEqualTo(Map.of("GetItem", 1L, "PutItem", 1L));
+        counter.reset();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+        assertThat(counter.snapshot()).as("the bucket is still kept under the stored limits")
+                .isEqualTo(Map.of("UpdateItem", 1L));
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 997L);
+    }
+
+    @Test
+    void aFixedWindowCostsOneUpdatePerCallAndOneRewriteAtTheFirstCallOfEachWindow() {
+        limiter.admin().setResourceDefaults("sms", List.of(Limit.fixedWindow("per1s", 100, Duration.ofSeconds(1))));
+        clock.set(java.time.Instant.parse("2026-06-15T10:00:00.100Z"));
+        limiter.acquire("user-1", "sms", Map.of("per1s", 1L)).close();
+        counter.reset();
+        for (int i = 0; i < 5; i++) {
+            clock.advance(Duration.ofMillis(100));
+            limiter.acquire("user-1", "sms", Map.of("per1s", 1L)).close();
+        }
+        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 5L));
+        clock.set(java.time.Instant.parse("2026-06-15T10:00:01Z"));
+        counter.reset();
+        limiter.acquire("user-1", "sms", Map.of("per1s", 1L)).close();
+        assertThat(counter.snapshot()).as("the deadline stops the update at the boundary; the item is rewritten")
+                .isEqualTo(Map.of("UpdateItem", 1L, "GetItem", 1L, "PutItem", 1L));
+        counter.reset();
+        limiter.acquire("user-1", "sms", Map.of("per1s", 1L)).close();
+        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
+        assertThat(limiter.available("user-1", "sms")).containsEntry("per1s", 98L);
+    }
+
+    @Test
     void firstAcquireReadsConfigurationInOneBatchAndCreatesTheBucketInOneUpdate() {
         counter.reset();
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));

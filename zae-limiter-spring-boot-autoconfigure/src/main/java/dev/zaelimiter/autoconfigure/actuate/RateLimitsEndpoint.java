@@ -173,8 +173,9 @@ public class RateLimitsEndpoint {
      * One declared limit, with its base values.
      *
      * @param name          the limit
-     * @param kind          {@code rate} (drips), {@code quota} (resets on a calendar) or {@code session-quota}
-     *                      (resets a fixed time after each caller's first request)
+     * @param kind          {@code rate} (drips), {@code quota} (resets on a calendar), {@code session-quota}
+     *                      (resets a fixed time after each caller's first request) or {@code fixed-window} (resets
+     *                      at every multiple of its window)
      * @param capacity      the base capacity (a quota's allowance)
      * @param refillAmount  tokens returned every refill period; 0 for a quota
      * @param refillPeriod  ISO-8601 duration, or {@code null} for a quota
@@ -193,7 +194,8 @@ public class RateLimitsEndpoint {
         }
 
         static LimitDescriptor of(Limit limit) {
-            String kind = !limit.isQuota() ? "rate" : limit.resetAfter().isPresent() ? "session-quota" : "quota";
+            String kind = !limit.isQuota() ? "rate" : limit.resetAfter().isPresent() ? "session-quota"
+                    : limit.fixedWindow().isPresent() ? "fixed-window" : "quota";
             return new LimitDescriptor(limit.name(), kind, limit.capacity(), limit.refillAmount(),
                     string(limit.refillPeriod()), limit.isSoft(),
                     limit.resetSchedule().orElse(null),

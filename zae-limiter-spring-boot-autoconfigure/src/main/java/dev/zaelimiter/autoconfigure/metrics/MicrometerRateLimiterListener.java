@@ -19,7 +19,9 @@ import java.util.stream.Collectors;
  *       {@code rejected}, {@code bypassed}, {@code degraded}) and {@code limit} (the limit that refused the call,
  *       several sorted and joined with {@code ,}, or {@code none}), plus {@code entity} when asked for;</li>
  *   <li>{@value #DECISION_LATENCY}, a timer of how long each decision took, store included, tagged
- *       {@code resource} and {@code outcome}.</li>
+ *       {@code resource} and {@code outcome};</li>
+ *   <li>{@value #PARENT_NOT_DEBITED}, a counter of admitted cascading calls whose parent has no limits for the
+ *       resource at any level and so was not debited, tagged {@code resource}.</li>
  * </ul>
  * Entity ids are left out unless {@code entityTag} is set, so that the number of time series stays bounded.
  */
@@ -31,11 +33,15 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
     /** The decision timer. */
     public static final String DECISION_LATENCY = "zae.limiter.decision.latency";
 
+    /** The counter of cascading calls that could not debit their parent. */
+    public static final String PARENT_NOT_DEBITED = "zae.limiter.cascade.parent-not-debited";
+
     /** The {@code limit} tag of a decision that no limit refused. */
     public static final String NO_LIMIT = "none";
 
     private final MeterProvider<Counter> decisions;
     private final MeterProvider<Timer> latency;
+    private final MeterProvider<Counter> parentNotDebited;
     private final boolean entityTag;
 
     /**
@@ -49,7 +55,16 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
         this.latency = Timer.builder(DECISION_LATENCY)
                 .description("How long rate limiter decisions take, store calls included")
                 .withRegistry(registry);
+        this.parentNotDebited = Counter.builder(PARENT_NOT_DEBITED)
+                .description("Admitted cascading calls whose parent has no limits for the resource, so was not"
+                        + " debited")
+                .withRegistry(registry);
         this.entityTag = entityTag;
+    }
+
+    @Override
+    public void onParentNotDebited(String entityId, String parentId, String resource) {
+        parentNotDebited.withTags("resource", resource).increment();
     }
 
     @Override

@@ -131,6 +131,24 @@ class ZaeLimiterMetricsTests {
     }
 
     @Test
+    void countsCascadingCallsWhoseParentHasNoLimits() {
+        runner.withPropertyValues("zae.limiter.entities.org.name=Org", "zae.limiter.entities.kid.parent=org",
+                "zae.limiter.entities.kid.cascade=true",
+                "zae.limiter.entities.kid.resources.solo.limits.rpm.capacity=10").run(context -> {
+                    RateLimiter limiter = context.getBean(RateLimiter.class);
+                    limiter.acquire("kid", "solo", Map.of("rpm", 1L)).close();
+                    limiter.acquire("kid", "solo", Map.of("rpm", 1L)).close();
+                    limiter.acquire("kid", "api", Map.of("rpm", 1L)).close();   // org falls back to api's defaults
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get(MicrometerRateLimiterListener.PARENT_NOT_DEBITED).counters())
+                            .singleElement().satisfies(c -> {
+                                assertThat(c.getId().getTags()).containsExactly(Tag.of("resource", "solo"));
+                                assertThat(c.count()).isEqualTo(2);
+                            });
+                });
+    }
+
+    @Test
     void timesDecisions() {
         run(context -> {
             decide(context, switchable);

@@ -1,0 +1,32 @@
+package dev.zaelimiter;
+
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.LimiterStore;
+
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * What a lease needs after its call was admitted: its corrections and renewals written through the circuit breaker
+ * on the limiter's clock, the unavailability policy for when they fail, and a way to wake this process's waiters
+ * when it gives capacity back.
+ */
+record LeaseWrites(LimiterStore store, Clock clock, CircuitBreaker breaker, UnavailablePolicy policy,
+        WaitQueues waiting) {
+
+    void apply(List<BucketDebit> changes) {
+        breaker.call(() -> {
+            store.apply(changes, clock.millis());
+            return null;
+        });
+    }
+
+    boolean renew(List<BucketDebit> holding) {
+        return breaker.call(() -> store.renew(holding, clock.millis()));
+    }
+
+    void released(BucketKey key) {
+        waiting.released(key);
+    }
+}
