@@ -32,6 +32,9 @@ import java.util.Optional;
  * Limit.fixedWindow("per10s", 20, Duration.ofSeconds(10))   // 20 in each 10 s window: :00-:09.999, :10-:19.999 ...
  * Limit.perMinute("rpm", 1000).withSchedule(ScheduleEntry.scaled("* 9-17 * * MON-FRI", NEW_YORK, 0.5))
  * }</pre>
+ *
+ * <p>Longer than most files on purpose: the factories users call, their validation, and the evaluation of a limit's
+ * schedule at an instant (with its caches) belong to the one immutable value.
  */
 public final class Limit {
 

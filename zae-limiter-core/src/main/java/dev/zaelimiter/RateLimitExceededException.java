@@ -13,20 +13,30 @@ public class RateLimitExceededException extends RateLimiterException {
 
     private final List<LimitStatus> statuses;
     private final Duration retryAfter;
-    private boolean waitsForSlots;
+    private final boolean waitsForSlots;
 
     public RateLimitExceededException(List<LimitStatus> statuses) {
+        this(statuses, false);
+    }
+
+    /**
+     * @param waitsForSlots whether a concurrency limit refused the call, so that a slot may come back before the
+     *                      retry-after (the latest a slot could come back)
+     */
+    public RateLimitExceededException(List<LimitStatus> statuses, boolean waitsForSlots) {
         super(message(statuses));
         this.statuses = List.copyOf(statuses);
         this.retryAfter = statuses.stream().filter(LimitStatus::exceeded).map(LimitStatus::retryAfter)
                 .max(Duration::compareTo).orElse(Duration.ZERO);
+        this.waitsForSlots = waitsForSlots;
     }
 
-    /** For refusals that no limit status explains, such as a pause. */
+    /** For refusals that limit statuses do not explain alone, such as a pause. */
     protected RateLimitExceededException(String message, List<LimitStatus> statuses, Duration retryAfter) {
         super(message);
         this.statuses = List.copyOf(statuses);
         this.retryAfter = retryAfter;
+        this.waitsForSlots = false;
     }
 
     private static String message(List<LimitStatus> statuses) {
@@ -59,12 +69,6 @@ public class RateLimitExceededException extends RateLimiterException {
     /** The longest wait among the violations: after it, every hard limit could admit the same request. */
     public Duration retryAfter() {
         return retryAfter;
-    }
-
-    /** Marks a refusal by a concurrency limit, whose retry-after is only the latest a slot could come back. */
-    RateLimitExceededException waitingForSlots() {
-        this.waitsForSlots = true;
-        return this;
     }
 
     /** Whether a concurrency limit refused: a slot may come back any moment, not only after {@link #retryAfter()}. */

@@ -45,6 +45,10 @@ import java.util.function.LongUnaryOperator;
  *
  * <p>Each call validates its input, reads the configuration levels of the entity (one store call), resolves them,
  * and hands the store one all-or-nothing debit covering the entity and, when it cascades, its parent.
+ *
+ * <p>Longer than most files on purpose: it is the facade users read, with its documented builder; the work is in
+ * RequestPlanner (planning), UnavailablePolicy (store failures), LeaseWrites and DefaultLease (leases) and
+ * WaitQueues (waiting).
  */
 public final class RateLimiter {
 
@@ -127,8 +131,7 @@ public final class RateLimiter {
         List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), result.admitted());
         if (!result.admitted()) {
             notify(request, Decision.Outcome.REJECTED, statuses, started);
-            RateLimitExceededException rejected = new RateLimitExceededException(statuses);
-            throw slotsRefused(plan, statuses) ? rejected.waitingForSlots() : rejected;
+            throw new RateLimitExceededException(statuses, slotsRefused(plan, statuses));
         }
         notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
                 started);
@@ -225,7 +228,7 @@ public final class RateLimiter {
             }
             return new Availability(allowed, plan.primaryBypassed(), wait, statuses);
         } catch (ResourcePausedException e) {
-            return new Availability(false, false, e.retryAfter(), List.of());
+            return new Availability(false, false, e.retryAfter(), e.statuses());
         } catch (StoreUnavailableException e) {
             return unavailable.availability(e, request);
         }
@@ -235,7 +238,8 @@ public final class RateLimiter {
     public Map<String, Long> available(String entityId, String resource) {
         long now = clock.millis();
         Peek peek = breaker.call(() -> {
-            RequestPlanner.Plan planned = planner.plan(AcquireRequest.of(entityId, resource), RequestPlanner.NO_PAUSE_CHECK);
+            RequestPlanner.Plan planned = planner.plan(AcquireRequest.of(entityId, resource),
+                    RequestPlanner.NO_PAUSE_CHECK);
             return new Peek(planned, store.peek(List.of(planned.debits().get(0)), now));
         });
         BucketDebit primary = peek.plan().debits().get(0);
@@ -298,25 +302,33 @@ public final class RateLimiter {
         return pauseUntil(ConfigScope.resource(Identifiers.resource("resource", resource)), duration);
     }
 
-    /** Pauses the calls of {@code entityId} on {@code resource} for {@code duration}, as {@link #pause(String, Duration)}. */
-    public Instant pause(String resource, String entityId, Duration duration) {
+    /**
+     * Pauses the calls of {@code entityId} on {@code resource} for {@code duration}, as
+     * {@link #pause(String, Duration)}. Like every other call, it takes the entity first.
+     */
+    public Instant pause(String entityId, String resource, Duration duration) {
         return pauseUntil(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
                 Identifiers.resource("resource", resource)), duration);
     }
 
     /**
-     * Pauses as an upstream {@code Retry-After} header asks: a number of seconds or an HTTP date. With a
-     * {@code null} {@code entityId} the whole resource pauses.
+     * Pauses {@code resource} as an upstream {@code Retry-After} header asks: a number of seconds or an HTTP date.
      *
      * @return when the pause ends, or empty when the value asks for no wait
      * @throws ValidationException when {@code retryAfter} is neither
      */
-    public Optional<Instant> pauseFromRetryAfter(String resource, String entityId, String retryAfter) {
+    public Optional<Instant> pauseFromRetryAfter(String resource, String retryAfter) {
         Duration wait = parseRetryAfter(retryAfter);
-        if (wait.isZero() || wait.isNegative()) {
-            return Optional.empty();
-        }
-        return Optional.of(entityId == null ? pause(resource, wait) : pause(resource, entityId, wait));
+        return wait.isZero() || wait.isNegative() ? Optional.empty() : Optional.of(pause(resource, wait));
+    }
+
+    /**
+     * Pauses {@code entityId} on {@code resource} as an upstream {@code Retry-After} header asks, as
+     * {@link #pauseFromRetryAfter(String, String)}.
+     */
+    public Optional<Instant> pauseFromRetryAfter(String entityId, String resource, String retryAfter) {
+        Duration wait = parseRetryAfter(retryAfter);
+        return wait.isZero() || wait.isNegative() ? Optional.empty() : Optional.of(pause(entityId, resource, wait));
     }
 
     /** Ends a pause of {@code resource} early. */
@@ -325,7 +337,7 @@ public final class RateLimiter {
     }
 
     /** Ends a pause of {@code entityId} on {@code resource} early. */
-    public void resume(String resource, String entityId) {
+    public void resume(String entityId, String resource) {
         store.putPause(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
                 Identifiers.resource("resource", resource)), null);
     }
@@ -376,8 +388,19 @@ public final class RateLimiter {
         return clock;
     }
 
+    /** The store this limiter runs on (for stores' own tools; decisions go through this limiter). */
     public LimiterStore store() {
         return store;
+    }
+
+    /**
+     * Asks the store one cheap question (the system configuration level), whatever the circuit breaker's state, for
+     * health checks: returns when the store answered.
+     *
+     * @throws StoreUnavailableException when it did not
+     */
+    public void probe() {
+        store.getLevel(ConfigScope.system());
     }
 
     /**

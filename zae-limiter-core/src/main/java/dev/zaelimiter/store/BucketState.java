@@ -19,6 +19,9 @@ import java.util.Objects;
  * store holds; {@link #fresh} for a bucket the store does not hold), because a store does not write the refill of a
  * refused call: the next call refills from that stored state again, with the parameters in force then, so
  * {@link #retryAfterMillis} has to start from it to find when a request really passes.
+ *
+ * <p>Longer than most files on purpose: every transition of a bucket (refill, check, debit, adjust, renew, retry-
+ * after) is a pure function of this one immutable value, so that both stores apply exactly the same rules.
  */
 public sealed class BucketState permits BucketState.Refilled {
 

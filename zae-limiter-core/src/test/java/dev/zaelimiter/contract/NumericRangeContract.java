@@ -210,10 +210,10 @@ public abstract class NumericRangeContract extends StoreContractSupport {
         hardRpmSoftTpm();
         assertThatThrownBy(() -> limiter.pause(RESOURCE, Duration.ofSeconds(Long.MAX_VALUE)))
                 .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("duration"));
-        assertThatThrownBy(() -> limiter.pauseFromRetryAfter(RESOURCE, null, "99999999999999999999"))
+        assertThatThrownBy(() -> limiter.pauseFromRetryAfter(RESOURCE, "99999999999999999999"))
                 .isInstanceOfSatisfying(ValidationException.class,
                         e -> assertThat(e.field()).isEqualTo("retryAfter"));
-        assertThatThrownBy(() -> limiter.pauseFromRetryAfter(RESOURCE, USER, String.valueOf(Long.MAX_VALUE)))
+        assertThatThrownBy(() -> limiter.pauseFromRetryAfter(USER, RESOURCE, String.valueOf(Long.MAX_VALUE)))
                 .isInstanceOf(ValidationException.class);
         assertThat(limiter.inspect(USER, RESOURCE).pausedUntil()).isNull();
         limiter.acquire(USER, RESOURCE, consume("rpm", 1)).close();

@@ -102,7 +102,7 @@ class FlowControlDocsExamplesTest {
         limiter.admin().setResourceDefaults("openai", List.of(Limit.perMinute("rpm", 500)));
         // tag::upstreamPause[]
         // the provider answered 429 with "Retry-After: 20": stop every caller of every process for 20 s
-        limiter.pauseFromRetryAfter("openai", null, "20");
+        limiter.pauseFromRetryAfter("openai", "20");
 
         assertThatThrownBy(() -> limiter.acquire("user-1", "openai", Map.of("rpm", 1L)))
                 .isInstanceOfSatisfying(ResourcePausedException.class,

@@ -78,6 +78,9 @@ import java.util.Optional;
  * falls in an overlap, never on the second pass.</li>
  * </ul>
  * Searches look at most {@link #HORIZON} ahead, long enough to find {@code 0 0 29 2 *} from any date.
+ *
+ * <p>Longer than most files on purpose: matching and the search for the next edge or change of one pattern belong
+ * together (parsing lives in CronSyntax, fields in CronField).
  */
 public final class CronPattern {
 

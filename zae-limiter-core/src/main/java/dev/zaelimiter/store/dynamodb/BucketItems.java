@@ -27,6 +27,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * How {@link BucketWrites} writes a bucket: the conditional {@code UpdateItem} that applies a debit without reading
  * first (see {@link dev.zaelimiter.internal.algorithm.FullAt} for how a dripping limit is stored), the whole item for a
  * versioned rewrite, and what an item says about which of the two it needs.
+ *
+ * <p>Longer than most files on purpose: every condition and update expression a bucket write uses is built here,
+ * next to the rules for when an update cannot be used, so that the item format is changed in one place.
  */
 final class BucketItems {
 

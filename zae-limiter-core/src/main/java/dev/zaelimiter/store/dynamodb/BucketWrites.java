@@ -286,6 +286,7 @@ final class BucketWrites {
     }
 
     private void corrected(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
-        known.learn(debit.key(), stamp, ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now), now, 0);
+        BucketState state = ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now);
+        known.learn(debit.key(), stamp, state, now, 0);
     }
 }

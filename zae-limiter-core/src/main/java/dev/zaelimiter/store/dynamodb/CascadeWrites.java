@@ -209,7 +209,8 @@ final class CascadeWrites {
                 boolean ok = debit.countOnly() || refilled.admits(debit.limits(), debit.amountsMilli());
                 admitted &= ok;
                 outcomes[i] = new Outcome(ok, ok
-                        ? refilled.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId()) : refilled);
+                        ? refilled.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId())
+                        : refilled);
             }
             if (!admitted) {
                 for (int i = 0; i < debits.size(); i++) {

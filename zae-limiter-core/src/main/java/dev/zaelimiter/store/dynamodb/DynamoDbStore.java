@@ -75,6 +75,10 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  * store.createTableIfMissing();
  * RateLimiter limiter = RateLimiter.builder().store(store).build();
  * }</pre>
+ *
+ * <p>Longer than most files on purpose: it is the store SPI over one table (table management, configuration,
+ * entities, buckets) with its documented builder; bucket writes live in BucketWrites, CascadeWrites, BucketItems and
+ * KnownBuckets.
  */
 public final class DynamoDbStore implements LimiterStore {
 

@@ -41,6 +41,9 @@ import java.util.Map;
  *          sc schedule entries)  dis (disabled mode)  cas (cascade policy)  pau (paused until, ms)
  * entity:  id  nm (name)  par (parent)  cas (cascade flag)
  * </pre>
+ *
+ * <p>Longer than most files on purpose: every item kind (limits, levels, entities, buckets) is coded here, so that
+ * the table layout lives in one place.
  */
 final class ItemCodec {
 

@@ -3,7 +3,6 @@ package dev.zaelimiter.autoconfigure.actuate;
 import dev.zaelimiter.CircuitBreaker;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.StoreUnavailableException;
-import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.LimiterStore;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
@@ -29,8 +28,7 @@ public class ZaeLimiterHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        LimiterStore store = limiter.store();
-        builder.withDetail("store", kind(store));
+        builder.withDetail("store", kind(limiter.store()));
         CircuitBreaker breaker = limiter.circuitBreaker();
         if (breaker.enabled()) {
             Map<String, Object> circuit = new LinkedHashMap<>();
@@ -40,7 +38,7 @@ public class ZaeLimiterHealthIndicator extends AbstractHealthIndicator {
             builder.withDetail("circuitBreaker", circuit);
         }
         try {
-            store.getLevel(ConfigScope.system());
+            limiter.probe();
             builder.up();
         } catch (StoreUnavailableException e) {
             builder.down(e);
