@@ -177,8 +177,7 @@ final class RequestPlanner {
             for (Limit limit : debit.limits()) {
                 long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
                 long balance = state.balanceMilli(limit.name());
-                boolean exceeded = !admitted && !debit.countOnly() && !limit.isSoft() && amount > 0
-                        && balance < amount;
+                boolean exceeded = !admitted && BucketState.refuses(limit, amount, balance, debit.countOnly());
                 long wait = exceeded ? state.retryAfterMillis(limit, amount) : 0;
                 statuses.add(new LimitStatus(debit.key().entityId(), debit.key().resource(), limit.name(),
                         limit.parametersAt(state.lastRefillMillis()).capacityMilli() / Limit.MILLI,

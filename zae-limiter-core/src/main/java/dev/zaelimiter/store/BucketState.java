@@ -142,11 +142,20 @@ public sealed class BucketState permits BucketState.Refilled {
     /** Whether every hard limit in {@code limits} holds what {@code amountsMilli} asks of it. Soft limits pass. */
     public boolean admits(List<Limit> limits, Map<String, Long> amountsMilli) {
         for (Limit limit : limits) {
-            if (!limit.isSoft() && !covers(limit.name(), amountsMilli)) {
+            if (refuses(limit, amountsMilli.getOrDefault(limit.name(), 0L), balanceMilli(limit.name()), false)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * The admission rule, in one place: whether {@code limit} refuses to give {@code amountMilli} from
+     * {@code balanceMilli}. Only a hard limit asked for a positive amount by a debit that is not count-only (a
+     * bypassed entity's) refuses, and only when its balance does not cover the amount.
+     */
+    public static boolean refuses(Limit limit, long amountMilli, long balanceMilli, boolean countOnly) {
+        return !countOnly && !limit.isSoft() && amountMilli > 0 && balanceMilli < amountMilli;
     }
 
     /** Whether the balance of {@code name} covers what {@code amountsMilli} asks of it (nothing asked: yes). */
