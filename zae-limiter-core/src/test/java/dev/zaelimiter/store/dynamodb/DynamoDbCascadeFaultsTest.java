@@ -47,7 +47,7 @@ class DynamoDbCascadeFaultsTest {
     /** Another process on the same table, whose requests pass through {@code faults}. */
     private RateLimiter process(Unavailable policy, ExecutionInterceptor faults) {
         DynamoDbStore store = DynamoDbStore.builder().client(Dynalite.get().client(faults))
-                .table(setupStore.table()).namespace(setupStore.namespace()).clock(clock).build();
+                .table(setupStore.table()).namespace(setupStore.namespace()).clock(clock).requestTimeout(DynamoDbTestStores.REQUEST_TIMEOUT).build();
         return RateLimiter.builder().store(store).clock(clock).onUnavailable(policy).build();
     }
 

@@ -178,7 +178,8 @@ class DynamoDbRequestCostTest {
 
     private RateLimiter otherProcess() {
         DynamoDbStore store = DynamoDbStore.builder().client(Dynalite.get().client(counter))
-                .table(DynamoDbTestStores.table(getClass())).namespace(namespaceOf(limiter)).clock(clock).build();
+                .table(DynamoDbTestStores.table(getClass())).namespace(namespaceOf(limiter)).clock(clock)
+                .requestTimeout(DynamoDbTestStores.REQUEST_TIMEOUT).build();
         return RateLimiter.builder().store(store).clock(clock).build();
     }
 

@@ -37,7 +37,9 @@ public final class IdleBurstWorker {
         DynamoDbClient client = DynamoDbClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .build();
-        DynamoDbStore store = DynamoDbStore.builder().client(client).table(args[1]).namespace(args[2]).build();
+        // a slow request on a loaded machine is waited for, not failed: this test counts admissions
+        DynamoDbStore store = DynamoDbStore.builder().client(client).table(args[1]).namespace(args[2])
+                .requestTimeout(java.time.Duration.ofSeconds(10)).build();
         RateLimiter limiter = RateLimiter.builder().store(store).clock(Clock.systemUTC()).build();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
 
