@@ -21,7 +21,8 @@ import java.util.List;
  * {@link ZaeLimiterProperties.StoreType}), and the limits declared under {@code zae.limiter}, checked and written to
  * the store at startup. Every bean backs off when the application defines its own. A {@link Clock} bean, when the
  * application has exactly one, becomes the limiter's clock; every {@link RateLimiterListener} bean observes its
- * decisions, and every {@link LimiterStoreDecorator} bean wraps the store it uses.
+ * decisions, every {@link LimiterStoreDecorator} bean wraps the store it uses, and every
+ * {@link RateLimiterBuilderCustomizer} bean tunes the builder last.
  */
 @AutoConfiguration(afterName = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "zae.limiter.enabled", matchIfMissing = true)
@@ -33,7 +34,7 @@ public class ZaeLimiterAutoConfiguration {
     @ConditionalOnMissingBean
     public RateLimiter rateLimiter(LimiterStore limiterStore, ZaeLimiterProperties properties,
             ObjectProvider<Clock> clock, ObjectProvider<RateLimiterListener> listeners,
-            ObjectProvider<LimiterStoreDecorator> decorators) {
+            ObjectProvider<LimiterStoreDecorator> decorators, ObjectProvider<RateLimiterBuilderCustomizer> customizers) {
         LimiterStore store = limiterStore;
         for (LimiterStoreDecorator decorator : decorators.orderedStream().toList()) {
             store = decorator.decorate(store);
@@ -58,6 +59,7 @@ public class ZaeLimiterAutoConfiguration {
         if (!all.isEmpty()) {
             builder.listener(all.size() == 1 ? all.get(0) : decision -> all.forEach(l -> l.onDecision(decision)));
         }
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
     }
 
