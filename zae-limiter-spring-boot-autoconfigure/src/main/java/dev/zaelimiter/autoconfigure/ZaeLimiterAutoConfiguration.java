@@ -63,6 +63,12 @@ public class ZaeLimiterAutoConfiguration {
         return builder.build();
     }
 
+    /** Fails startup on a property under {@code zae.limiter} that is no setting, before any bean is created. */
+    @Bean
+    static UnknownPropertiesCheck zaeLimiterUnknownPropertiesCheck() {
+        return new UnknownPropertiesCheck();
+    }
+
     @Bean
     @ConditionalOnMissingBean
     public LimitDeclarations limitDeclarations(ZaeLimiterProperties properties) {
