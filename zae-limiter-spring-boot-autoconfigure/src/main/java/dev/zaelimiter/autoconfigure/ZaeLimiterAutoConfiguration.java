@@ -8,6 +8,7 @@ import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -67,6 +68,13 @@ public class ZaeLimiterAutoConfiguration {
     @Bean
     static UnknownPropertiesCheck zaeLimiterUnknownPropertiesCheck() {
         return new UnknownPropertiesCheck();
+    }
+
+    /** Makes Spring Cloud AWS's DynamoDB beans lazy when the limiter does not use DynamoDB: no region needed. */
+    @Bean
+    @ConditionalOnClass(name = LimiterStoreConfigurations.SPRING_CLOUD_AWS_DYNAMODB)
+    static SpringCloudAwsDynamoDbDeferral zaeLimiterSpringCloudAwsDynamoDbDeferral() {
+        return new SpringCloudAwsDynamoDbDeferral();
     }
 
     @Bean
