@@ -5,6 +5,7 @@ import dev.zaelimiter.RateLimiterListener;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -13,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 import java.time.Clock;
 import java.util.List;
@@ -81,6 +83,13 @@ public class ZaeLimiterAutoConfiguration {
     @ConditionalOnMissingBean
     public LimitDeclarations limitDeclarations(ZaeLimiterProperties properties) {
         return LimitDeclarations.from(properties);
+    }
+
+    /** Reports consumed limits that no declaration defines, once every bean (and so every rule user) exists. */
+    @Bean
+    ConsumeCheck zaeLimiterConsumeCheck(ZaeLimiterProperties properties, ListableBeanFactory beanFactory,
+            Environment environment) {
+        return new ConsumeCheck(properties, beanFactory, environment);
     }
 
     /** Writes the declarations to the store once the limiter exists, so that a bad one fails startup. */
