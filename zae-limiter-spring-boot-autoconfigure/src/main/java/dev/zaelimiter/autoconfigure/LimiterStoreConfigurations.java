@@ -44,8 +44,8 @@ final class LimiterStoreConfigurations {
         DynamoDbStore limiterStore(DynamoDbClient dynamoDbClient, ZaeLimiterProperties properties,
                 ObjectProvider<Clock> clock, Environment environment) {
             ZaeLimiterProperties.DynamoDb dynamodb = properties.getDynamodb();
-            String table = tablePrefix(environment) + (dynamodb.getTable() != null ? dynamodb.getTable()
-                    : "zae-limiter");
+            String name = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
+            String table = name.startsWith("arn:") ? name : tablePrefix(environment) + name;
             DynamoDbStore.Builder builder = DynamoDbStore.builder();
             try {
                 builder.requestTimeout(properties.getStoreTimeout());
@@ -116,9 +116,11 @@ final class LimiterStoreConfigurations {
             if (properties.getStore() == ZaeLimiterProperties.StoreType.DYNAMODB) {
                 throw noDynamoDbClient(environment);
             }
-            log.info("zae-limiter uses the in-memory store{}", properties.getStore()
-                    == ZaeLimiterProperties.StoreType.AUTO ? " (zae.limiter.store is auto and no"
-                    + " zae.limiter.dynamodb.table is set); limits and buckets live in this process only" : "");
+            String why = properties.getStore() != ZaeLimiterProperties.StoreType.AUTO ? " (zae.limiter.store is memory)"
+                    : properties.getDynamodb().getTable() == null ? " (zae.limiter.store is auto and no"
+                    + " zae.limiter.dynamodb.table is set)" : " (zae.limiter.store is auto and zae.limiter.dynamodb.table"
+                    + " is set, but the application has no DynamoDbClient bean)";
+            log.info("zae-limiter uses the in-memory store{}; limits and buckets live in this process only", why);
             return new InMemoryStore();
         }
 

@@ -63,7 +63,7 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
         Map<String, String> roots = new TreeMap<>(KNOWN);
         // @EnableConfigurationProperties registers "<prefix>-<class name>" beans
         for (String name : beanFactory.getBeanDefinitionNames()) {
-            int dash = name.indexOf('-');
+            int dash = name.lastIndexOf('-'); // class names have no dash; prefixes may
             if (name.startsWith(PREFIX) && dash > 0 && (dash == PREFIX.length() || name.charAt(PREFIX.length()) == '.')) {
                 BeanDefinition definition = beanFactory.getBeanDefinition(name);
                 if (definition.getBeanClassName() != null) {

@@ -69,7 +69,7 @@ class ZeroConfigurationTests {
                     .hasSize(1);
         });
         assertThat(output.getOut().lines().filter(l -> l.contains("zae-limiter uses the in-memory store")))
-                .singleElement().asString().contains("zae.limiter.dynamodb.table");
+                .singleElement().asString().contains("zae.limiter.store is auto and no zae.limiter.dynamodb.table is set");
     }
 
     @Test
