@@ -5,8 +5,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,6 +65,36 @@ class UnknownPropertiesTests {
                     assertThat(analysis.getDescription()).contains(property).contains("did you mean " + meant);
                     assertThat(analysis.getAction()).contains("Rename '" + property + "' to '" + meant + "'");
                 });
+    }
+
+    /** Settings another part of the starter (or an extension) registers under zae.limiter. */
+    @ConfigurationProperties("zae.limiter.extra-part")
+    public static class ExtraProperties {
+
+        private boolean includeDetails;
+
+        public boolean isIncludeDetails() {
+            return includeDetails;
+        }
+
+        public void setIncludeDetails(boolean includeDetails) {
+            this.includeDetails = includeDetails;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableConfigurationProperties(ExtraProperties.class)
+    static class Extra {
+    }
+
+    @Test
+    void settingsOfOtherRegisteredPropertiesClassesUnderZaeLimiterAreKnownToo() {
+        runner.withUserConfiguration(Extra.class).withPropertyValues("zae.limiter.extra-part.include-details=true")
+                .run(context -> assertThat(context).hasNotFailed());
+        runner.withUserConfiguration(Extra.class).withPropertyValues("zae.limiter.extra-part.include-detail=true")
+                .run(context -> assertThat(cause(context.getStartupFailure()).unknown()).singleElement()
+                        .satisfies(u -> assertThat(u.suggestion())
+                                .isEqualTo("zae.limiter.extra-part.include-details")));
     }
 
     @Test
