@@ -9,6 +9,8 @@ import org.springframework.boot.context.properties.bind.DataObjectPropertyName;
 
 import java.beans.PropertyDescriptor;
 import java.io.InputStream;
+import java.net.URL;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,11 +27,16 @@ class ConfigurationMetadataTests {
     private static final Map<String, JsonNode> hints = new HashMap<>();
 
     static {
-        try (InputStream in = ConfigurationMetadataTests.class
-                .getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
-            JsonNode root = new ObjectMapper().readTree(in);
-            root.get("properties").forEach(p -> properties.put(p.get("name").asText(), p));
-            root.get("hints").forEach(h -> hints.put(h.get("name").asText(), h));
+        // every copy on the class path: the processor also writes one for the test classes
+        try {
+            for (URL url : Collections.list(ConfigurationMetadataTests.class.getClassLoader()
+                    .getResources("META-INF/spring-configuration-metadata.json"))) {
+                try (InputStream in = url.openStream()) {
+                    JsonNode root = new ObjectMapper().readTree(in);
+                    root.path("properties").forEach(p -> properties.put(p.get("name").asText(), p));
+                    root.path("hints").forEach(h -> hints.put(h.get("name").asText(), h));
+                }
+            }
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
