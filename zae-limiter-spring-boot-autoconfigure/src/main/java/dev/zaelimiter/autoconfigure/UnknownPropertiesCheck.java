@@ -21,6 +21,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import java.beans.PropertyDescriptor;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -121,10 +122,12 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
         ConfigurationPropertyName name = property.getName();
         String origin = property.getOrigin() != null ? property.getOrigin().toString() : null;
         ResolvableType type = ResolvableType.forClass(rootType);
+        boolean afterMapKey = false;
         for (int i = root.getNumberOfElements(); i < name.getNumberOfElements(); i++) {
             Class<?> raw = type.resolve(Object.class);
             if (Map.class.isAssignableFrom(raw)) {
                 type = type.asMap().getGeneric(1);
+                afterMapKey = true;
                 continue;
             }
             if (Collection.class.isAssignableFrom(raw)) {
@@ -145,9 +148,17 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
             ResolvableType next = settings.get(element);
             if (next == null) {
                 String closest = closest(element, settings.keySet());
+                List<String> valid = new ArrayList<>(settings.keySet());
+                if (afterMapKey && closest == null) {
+                    // "openai.gpt-4" read as the name "openai" followed by "gpt-4"
+                    valid.add("(or, when '" + name.getElement(i - 1, Form.ORIGINAL) + "." + element + "' is one name,"
+                            + " write it in brackets: \"[" + name.getElement(i - 1, Form.ORIGINAL) + "." + element
+                            + "]\")");
+                }
                 return new UnknownPropertiesException.Unknown(name.toString(), origin, parent, element,
-                        closest == null ? null : parent + "." + closest, List.copyOf(settings.keySet()));
+                        closest == null ? null : parent + "." + closest, List.copyOf(valid));
             }
+            afterMapKey = false;
             type = next;
         }
         // every element names a setting, yet nothing bound it (a value where a group is expected, say)

@@ -121,6 +121,15 @@ class UnknownPropertiesTests {
     }
 
     @Test
+    void aNameWithADotOutsideBracketsIsToldToUseThem() {
+        runner.withPropertyValues("zae.limiter.resources.openai.gpt-4.limits.rpm.capacity=5").run(context -> {
+            FailureAnalysis analysis = new UnknownPropertiesFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis.getAction()).contains("zae.limiter.resources.openai.gpt-4.limits.rpm.capacity")
+                    .contains("\"[openai.gpt-4]\"");
+        });
+    }
+
+    @Test
     void everyUnknownKeyIsReportedAtOnce() {
         runner.withPropertyValues("zae.limiter.resources.api.limits.rpm.capacity=5",
                 "zae.limiter.resources.api.limits.rpm.refil-period=1m", "zae.limiter.namespce=x").run(context -> {
