@@ -14,6 +14,7 @@ import dev.zaelimiter.autoconfigure.ZaeLimiterProperties.Resource;
 import dev.zaelimiter.autoconfigure.ZaeLimiterProperties.ScheduleDeclaration;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -110,7 +111,9 @@ public final class LimitDeclarations {
         }
         if (d.getCapacity() == null) {
             throw new InvalidDeclarationException(path + ".capacity", "a limit needs a capacity (tokens per refill"
-                    + " period, or a quota's allowance)");
+                    + " period, or a quota's allowance), or max-in-flight for a concurrency limit", "Write"
+                    + " '" + path + ".capacity' as a whole number greater than zero, such as capacity: 100, or"
+                    + " '" + path + ".max-in-flight' for a concurrency limit.");
         }
         boolean drips = d.getRefillAmount() != null || d.getRefillPeriod() != null || d.getBurst() != null;
         if (d.getResetSchedule().size() > 1) {
@@ -144,22 +147,29 @@ public final class LimitDeclarations {
         } else if (!d.getResetSchedule().isEmpty()) {
             ResetDeclaration reset = d.getResetSchedule().get(0);
             String resetPath = path + ".reset-schedule[0]";
-            limit = check(resetPath, () -> Limit.quota(name, d.getCapacity(), reset.getCron(),
-                    ScheduleEntry.zone("tz", reset.getTz())));
+            ZoneId zone = check(resetPath + ".tz", () -> ScheduleEntry.zone("tz", reset.getTz()));
+            if (reset.getCron() == null) {
+                throw new InvalidDeclarationException(resetPath + ".cron", "a reset schedule needs a cron");
+            }
+            limit = checkFields(path, resetPath, d, () -> Limit.quota(name, d.getCapacity(), reset.getCron(), zone));
         } else if (d.getResetAfter() != null) {
-            limit = check(path, () -> Limit.sessionQuota(name, d.getCapacity(), d.getResetAfter()));
+            limit = checkFields(path, path, d, () -> Limit.sessionQuota(name, d.getCapacity(), d.getResetAfter()));
         } else {
             long capacity = d.getBurst() != null ? d.getBurst() : d.getCapacity();
             long amount = d.getRefillAmount() != null ? d.getRefillAmount() : d.getCapacity();
             Duration period = d.getRefillPeriod() != null ? d.getRefillPeriod() : Duration.ofMinutes(1);
-            limit = check(path, () -> Limit.custom(name, capacity, amount, period));
+            limit = checkFields(path, path, d, () -> Limit.custom(name, capacity, amount, period));
         }
         if (!d.getSchedule().isEmpty()) {
             List<ScheduleEntry> entries = new ArrayList<>();
             for (int i = 0; i < d.getSchedule().size(); i++) {
                 ScheduleDeclaration s = d.getSchedule().get(i);
                 String entryPath = path + ".schedule[" + i + "]";
-                entries.add(check(entryPath, () -> ScheduleEntry.of(s.getCron(), ScheduleEntry.zone("tz", s.getTz()),
+                ZoneId zone = check(entryPath + ".tz", () -> ScheduleEntry.zone("tz", s.getTz()));
+                if (s.getCron() == null) {
+                    throw new InvalidDeclarationException(entryPath + ".cron", "a schedule entry needs a cron");
+                }
+                entries.add(checkFields(entryPath, entryPath, null, () -> ScheduleEntry.of(s.getCron(), zone,
                         s.getScale(), s.getCapacity(), s.getRefillAmount(), s.getRefillPeriod())));
             }
             Limit base = limit;
@@ -184,6 +194,37 @@ public final class LimitDeclarations {
 
     private interface Check<T> {
         T get();
+    }
+
+    /**
+     * Runs a check whose {@link ValidationException} names a field of the limit ({@code limit rpm capacity}) or of a
+     * schedule entry; the property reported ends at that field: {@code path.capacity}, {@code cronPath.cron}.
+     */
+    private static <T> T checkFields(String path, String cronPath, LimitDeclaration d, Check<T> check) {
+        try {
+            return check.get();
+        } catch (ValidationException e) {
+            String field = e.field();
+            String property;
+            if (field.endsWith("cron") || field.endsWith("reset schedule")) {
+                property = cronPath + ".cron";
+            } else if (field.endsWith(" scale")) {
+                property = path + ".scale";
+            } else if (field.endsWith(" capacity")) {
+                property = path + (d != null && d.getBurst() != null ? ".burst" : ".capacity");
+            } else if (field.endsWith(" refillAmount")) {
+                property = path + (d == null || d.getRefillAmount() != null ? ".refill-amount" : ".capacity");
+            } else if (field.endsWith(" refillPeriod")) {
+                property = path + ".refill-period";
+            } else if (field.endsWith(" resetAfter")) {
+                property = path + ".reset-after";
+            } else if (d == null && e.getMessage().contains("not both")) {
+                property = path + ".scale";
+            } else {
+                property = path;
+            }
+            throw new InvalidDeclarationException(property, e.getMessage());
+        }
     }
 
     private static <T> T check(String path, Check<T> check) {

@@ -18,7 +18,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 import java.time.Clock;
@@ -40,9 +42,10 @@ final class LimiterStoreConfigurations {
 
         @Bean
         DynamoDbStore limiterStore(DynamoDbClient dynamoDbClient, ZaeLimiterProperties properties,
-                ObjectProvider<Clock> clock) {
+                ObjectProvider<Clock> clock, Environment environment) {
             ZaeLimiterProperties.DynamoDb dynamodb = properties.getDynamodb();
-            String table = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
+            String name = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
+            String table = name.startsWith("arn:") ? name : tablePrefix(environment) + name;
             DynamoDbStore.Builder builder = DynamoDbStore.builder();
             try {
                 builder.requestTimeout(properties.getStoreTimeout());
@@ -109,16 +112,62 @@ final class LimiterStoreConfigurations {
     static class InMemory {
 
         @Bean
-        InMemoryStore limiterStore(ZaeLimiterProperties properties) {
+        InMemoryStore limiterStore(ZaeLimiterProperties properties, Environment environment) {
             if (properties.getStore() == ZaeLimiterProperties.StoreType.DYNAMODB) {
-                throw new InvalidDeclarationException("zae.limiter.store", "is 'dynamodb' but the application has no"
-                        + " DynamoDbClient bean; add spring-cloud-aws-starter-dynamodb (or define a DynamoDbClient"
-                        + " bean), or set zae.limiter.store=memory");
+                throw noDynamoDbClient(environment);
             }
-            log.info("zae-limiter uses the in-memory store{}", properties.getStore()
-                    == ZaeLimiterProperties.StoreType.AUTO ? " (no DynamoDbClient bean and table configured)" : "");
+            String why = properties.getStore() != ZaeLimiterProperties.StoreType.AUTO ? " (zae.limiter.store is memory)"
+                    : properties.getDynamodb().getTable() == null ? " (zae.limiter.store is auto and no"
+                    + " zae.limiter.dynamodb.table is set)" : " (zae.limiter.store is auto and zae.limiter.dynamodb.table"
+                    + " is set, but the application has no DynamoDbClient bean)";
+            log.info("zae-limiter uses the in-memory store{}; limits and buckets live in this process only", why);
             return new InMemoryStore();
         }
+
+        /** store=dynamodb without a DynamoDbClient bean: says why there is none and what to write. */
+        private static InvalidDeclarationException noDynamoDbClient(Environment environment) {
+            Binder binder = Binder.get(environment);
+            if (!ClassUtils.isPresent(SPRING_CLOUD_AWS_DYNAMODB, LimiterStoreConfigurations.class.getClassLoader())) {
+                return new InvalidDeclarationException("zae.limiter.store", "is 'dynamodb' but the application has"
+                        + " no DynamoDbClient bean, and Spring Cloud AWS's DynamoDB auto-configuration is not on the"
+                        + " class path", "Add the dependency io.awspring.cloud:spring-cloud-aws-starter-dynamodb"
+                        + " (zae-limiter-spring-boot-starter brings it), or define a DynamoDbClient bean, or write"
+                        + " zae.limiter.store=memory to use the in-memory store.");
+            }
+            if (!binder.bind(DYNAMODB_ENABLED, Boolean.class).orElse(true)) {
+                return new InvalidDeclarationException(DYNAMODB_ENABLED, "is false, which switches off Spring Cloud"
+                        + " AWS's DynamoDbClient, but zae.limiter.store is 'dynamodb' and zae-limiter needs that"
+                        + " client", "Write " + DYNAMODB_ENABLED + "=true (or remove the line) and set a region with"
+                        + " spring.cloud.aws.region.static=<region of the table>, such as eu-west-1; or define your"
+                        + " own DynamoDbClient bean; or write zae.limiter.store=memory to use the in-memory store.");
+            }
+            return new InvalidDeclarationException("zae.limiter.store", "is 'dynamodb' but the application has no"
+                    + " DynamoDbClient bean", "Define a DynamoDbClient bean (Spring Cloud AWS builds one unless"
+                    + " spring.cloud.aws.dynamodb.enabled=false), or write zae.limiter.store=memory to use the"
+                    + " in-memory store.");
+        }
+    }
+
+    /** Spring Cloud AWS's DynamoDB auto-configuration. */
+    static final String SPRING_CLOUD_AWS_DYNAMODB = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration";
+
+    /** Spring Cloud AWS's switch for its DynamoDbClient. */
+    static final String DYNAMODB_ENABLED = "spring.cloud.aws.dynamodb.enabled";
+
+    /** Spring Cloud AWS's table name prefix, which zae-limiter puts before its own table name too. */
+    static final String TABLE_PREFIX = "spring.cloud.aws.dynamodb.table-prefix";
+
+    /** The value of {@code spring.cloud.aws.dynamodb.table-prefix}, or an empty string. */
+    static String tablePrefix(Environment environment) {
+        return Binder.get(environment).bind(TABLE_PREFIX, String.class).orElse("");
+    }
+
+    /** Whether the limiter will use DynamoDB: store=dynamodb, or store=auto with a table configured. */
+    static boolean dynamoDbChosen(Environment environment) {
+        Binder binder = Binder.get(environment);
+        String store = binder.bind("zae.limiter.store", String.class).orElse("auto");
+        return "dynamodb".equalsIgnoreCase(store) || ("auto".equalsIgnoreCase(store)
+                && binder.bind("zae.limiter.dynamodb.table", String.class).isBound());
     }
 
     /** store=dynamodb, or store=auto with a table configured. */

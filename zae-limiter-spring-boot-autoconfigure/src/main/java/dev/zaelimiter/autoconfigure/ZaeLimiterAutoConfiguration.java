@@ -5,13 +5,16 @@ import dev.zaelimiter.RateLimiterListener;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 import java.time.Clock;
 import java.util.List;
@@ -21,7 +24,8 @@ import java.util.List;
  * {@link ZaeLimiterProperties.StoreType}), and the limits declared under {@code zae.limiter}, checked and written to
  * the store at startup. Every bean backs off when the application defines its own. A {@link Clock} bean, when the
  * application has exactly one, becomes the limiter's clock; every {@link RateLimiterListener} bean observes its
- * decisions, and every {@link LimiterStoreDecorator} bean wraps the store it uses.
+ * decisions, every {@link LimiterStoreDecorator} bean wraps the store it uses, and every
+ * {@link RateLimiterBuilderCustomizer} bean tunes the builder last.
  */
 @AutoConfiguration(afterName = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "zae.limiter.enabled", matchIfMissing = true)
@@ -33,7 +37,7 @@ public class ZaeLimiterAutoConfiguration {
     @ConditionalOnMissingBean
     public RateLimiter rateLimiter(LimiterStore limiterStore, ZaeLimiterProperties properties,
             ObjectProvider<Clock> clock, ObjectProvider<RateLimiterListener> listeners,
-            ObjectProvider<LimiterStoreDecorator> decorators) {
+            ObjectProvider<LimiterStoreDecorator> decorators, ObjectProvider<RateLimiterBuilderCustomizer> customizers) {
         LimiterStore store = limiterStore;
         for (LimiterStoreDecorator decorator : decorators.orderedStream().toList()) {
             store = decorator.decorate(store);
@@ -58,13 +62,34 @@ public class ZaeLimiterAutoConfiguration {
         if (!all.isEmpty()) {
             builder.listener(all.size() == 1 ? all.get(0) : decision -> all.forEach(l -> l.onDecision(decision)));
         }
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
+    }
+
+    /** Fails startup on a property under {@code zae.limiter} that is no setting, before any bean is created. */
+    @Bean
+    static UnknownPropertiesCheck zaeLimiterUnknownPropertiesCheck() {
+        return new UnknownPropertiesCheck();
+    }
+
+    /** Makes Spring Cloud AWS's DynamoDB beans lazy when the limiter does not use DynamoDB: no region needed. */
+    @Bean
+    @ConditionalOnClass(name = LimiterStoreConfigurations.SPRING_CLOUD_AWS_DYNAMODB)
+    static SpringCloudAwsDynamoDbDeferral zaeLimiterSpringCloudAwsDynamoDbDeferral() {
+        return new SpringCloudAwsDynamoDbDeferral();
     }
 
     @Bean
     @ConditionalOnMissingBean
     public LimitDeclarations limitDeclarations(ZaeLimiterProperties properties) {
         return LimitDeclarations.from(properties);
+    }
+
+    /** Reports consumed limits that no declaration defines, once every bean (and so every rule user) exists. */
+    @Bean
+    ConsumeCheck zaeLimiterConsumeCheck(ZaeLimiterProperties properties, ListableBeanFactory beanFactory,
+            Environment environment) {
+        return new ConsumeCheck(properties, beanFactory, environment);
     }
 
     /** Writes the declarations to the store once the limiter exists, so that a bad one fails startup. */

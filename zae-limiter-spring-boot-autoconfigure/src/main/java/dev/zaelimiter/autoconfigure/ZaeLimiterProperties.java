@@ -41,6 +41,13 @@ public class ZaeLimiterProperties {
      */
     private Duration storeTimeout = Duration.ofMillis(500);
 
+    /**
+     * Whether a filter rule or @RateLimited method that consumes a limit no declaration defines for its resource
+     * fails startup; when false such a limit is only logged as a warning at startup, since it may still be set in
+     * the store at run time (through RateLimiterAdmin or by another application sharing a DynamoDB table).
+     */
+    private boolean strictConsume = false;
+
     /** The circuit breaker around store calls. */
     private final Breaker circuitBreaker = new Breaker();
 
@@ -488,6 +495,14 @@ public class ZaeLimiterProperties {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public boolean isStrictConsume() {
+        return strictConsume;
+    }
+
+    public void setStrictConsume(boolean strictConsume) {
+        this.strictConsume = strictConsume;
     }
 
     public StoreType getStore() {

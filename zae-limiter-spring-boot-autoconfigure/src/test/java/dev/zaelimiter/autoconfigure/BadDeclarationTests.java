@@ -27,21 +27,29 @@ class BadDeclarationTests {
         String r = "zae.limiter.resources.gpt-4.limits.rpm.";
         return Stream.of(
                 Arguments.of(new String[] {r + "refill-period=1m"}, r + "capacity", "needs a capacity"),
-                Arguments.of(new String[] {r + "capacity=0"}, "zae.limiter.resources.gpt-4.limits.rpm",
+                Arguments.of(new String[] {r + "capacity=0"}, r + "capacity",
                         "greater than zero"),
                 Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=0 * 9-17 * * MON-FRI",
-                        r + "schedule[0].scale=0.5"}, r + "schedule[0]", "seconds"),
+                        r + "schedule[0].scale=0.5"}, r + "schedule[0].cron", "seconds"),
                 Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* * L * *",
-                        r + "schedule[0].scale=0.5"}, r + "schedule[0]", "L"),
+                        r + "schedule[0].scale=0.5"}, r + "schedule[0].cron", "L"),
                 Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* * * * MON-SUN",
-                        r + "schedule[0].scale=0.5"}, r + "schedule[0]", "write * or a list"),
+                        r + "schedule[0].scale=0.5"}, r + "schedule[0].cron", "write * or a list"),
                 Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
-                        r + "schedule[0].tz=Mars/Olympus", r + "schedule[0].scale=0.5"}, r + "schedule[0]",
+                        r + "schedule[0].tz=Mars/Olympus", r + "schedule[0].scale=0.5"}, r + "schedule[0].tz",
                         "time zone"),
                 Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
-                        r + "schedule[0].scale=0.5", r + "schedule[0].capacity=3"}, r + "schedule[0]", "not both"),
+                        r + "schedule[0].scale=0.5", r + "schedule[0].capacity=3"}, r + "schedule[0].scale", "not both"),
                 Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
-                        r + "schedule[0].scale=0"}, r + "schedule[0]", "greater than"),
+                        r + "schedule[0].scale=0"}, r + "schedule[0].scale", "greater than"),
+                Arguments.of(new String[] {r + "capacity=10", r + "reset-schedule[0].cron=0 0 * * *",
+                        r + "reset-schedule[0].tz=Europe/Berln"}, r + "reset-schedule[0].tz", "time zone"),
+                Arguments.of(new String[] {r + "capacity=10", r + "reset-schedule[0].cron=0 0 * * * *"},
+                        r + "reset-schedule[0].cron", "seconds"),
+                Arguments.of(new String[] {r + "capacity=10", r + "reset-schedule[0].tz=UTC"},
+                        r + "reset-schedule[0].cron", "needs a cron"),
+                Arguments.of(new String[] {r + "capacity=10", r + "burst=0"}, r + "burst", "greater than zero"),
+                Arguments.of(new String[] {r + "soft=true"}, r + "capacity", "max-in-flight"),
                 Arguments.of(new String[] {r + "capacity=10", r + "reset-schedule[0].cron=0 0 * * *",
                         r + "refill-amount=5"}, r + "refill-amount", "does not drip"),
                 Arguments.of(new String[] {r + "capacity=10", r + "reset-schedule[0].cron=0 0 * * *",
@@ -113,7 +121,8 @@ class BadDeclarationTests {
             assertThat(cause.reason()).contains(says);
             FailureAnalysis analysis = new InvalidDeclarationFailureAnalyzer().analyze(failure);
             assertThat(analysis.getDescription()).contains(property).contains(says);
-            assertThat(analysis.getAction()).contains(property);
+            assertThat(analysis.getAction()).contains(property).doesNotContain("as described above");
+            assertThat(analysis.getDescription()).startsWith("The rate limit declaration '" + property + "'");
         });
         assertThat(RateLimiter.builder().store(store).build().admin().getResourceDefaults("ok"))
                 .as("a bad declaration stops every write").isEmpty();

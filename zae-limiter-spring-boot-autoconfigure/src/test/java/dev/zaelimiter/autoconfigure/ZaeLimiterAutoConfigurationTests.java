@@ -65,7 +65,7 @@ class ZaeLimiterAutoConfigurationTests {
     @Test
     void theStoreTimeoutDefaultsToHalfASecondAndMustBePositive() {
         ApplicationContextRunner dynamodb = runner.withBean(DynamoDbClient.class, () -> Dynalite.get().client())
-                .withPropertyValues("zae.limiter.store=dynamodb");
+                .withPropertyValues("zae.limiter.store=dynamodb", "zae.limiter.dynamodb.create-table=true");
         dynamodb.run(context -> assertThat(context.getBean(DynamoDbStore.class).requestTimeout())
                 .isEqualTo(Duration.ofMillis(500)));
         dynamodb.withPropertyValues("zae.limiter.store-timeout=0s").run(context -> {

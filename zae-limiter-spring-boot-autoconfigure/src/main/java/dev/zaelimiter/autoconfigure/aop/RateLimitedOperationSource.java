@@ -66,6 +66,23 @@ public class RateLimitedOperationSource {
         this.parser = Objects.requireNonNull(parser, "parser");
     }
 
+    /** What one {@code @RateLimited} annotation consumes: its resource, its limit names, and where it is. */
+    public record Consumption(String resource, List<String> limits, String where) {
+    }
+
+    /** What the rate-limited methods looked at so far consume, one entry per annotation. */
+    public List<Consumption> consumptions() {
+        List<Consumption> consumptions = new ArrayList<>();
+        for (RateLimitedMethod method : cache.values()) {
+            if (method != NONE) {
+                for (RateLimitedMethod.Operation operation : method.operations) {
+                    consumptions.add(new Consumption(operation.resource, List.of(operation.limits), operation.where));
+                }
+            }
+        }
+        return consumptions;
+    }
+
     /** The number of methods looked at so far, rate limited or not. */
     public int size() {
         return cache.size();
