@@ -19,7 +19,10 @@ import java.util.stream.Collectors;
  *       {@code rejected}, {@code bypassed}, {@code degraded}) and {@code limit} (the limit that refused the call,
  *       several sorted and joined with {@code ,}, or {@code none}), plus {@code entity} when asked for;</li>
  *   <li>{@value #DECISION_LATENCY}, a timer of how long each decision took, store included, tagged
- *       {@code resource} and {@code outcome}.</li>
+ *       {@code resource} and {@code outcome};</li>
+ *   <li>{@value #SOFT_OVERAGE}, a counter of calls admitted while a soft limit was in debt (its balance below zero
+ *       after the call's debit), one increment per overdrawn soft limit, tagged {@code resource} and {@code limit}
+ *       (a cascade parent's limit as {@code parent.<name>}), plus {@code entity} when asked for.</li>
  * </ul>
  * Entity ids are left out unless {@code entityTag} is set, so that the number of time series stays bounded.
  */
@@ -31,11 +34,15 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
     /** The decision timer. */
     public static final String DECISION_LATENCY = "zae.limiter.decision.latency";
 
+    /** The counter of calls admitted while a soft limit was in debt. */
+    public static final String SOFT_OVERAGE = "zae.limiter.soft.overage";
+
     /** The {@code limit} tag of a decision that no limit refused. */
     public static final String NO_LIMIT = "none";
 
     private final MeterProvider<Counter> decisions;
     private final MeterProvider<Timer> latency;
+    private final MeterProvider<Counter> softOverage;
     private final boolean entityTag;
 
     /**
@@ -48,6 +55,9 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
                 .withRegistry(registry);
         this.latency = Timer.builder(DECISION_LATENCY)
                 .description("How long rate limiter decisions take, store calls included")
+                .withRegistry(registry);
+        this.softOverage = Counter.builder(SOFT_OVERAGE)
+                .description("Calls admitted while a soft limit was in debt, by resource and soft limit")
                 .withRegistry(registry);
         this.entityTag = entityTag;
     }
@@ -62,6 +72,20 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
             counted = counted.and("entity", decision.entityId());
         }
         decisions.withTags(counted).increment();
+        if (decision.outcome() == Decision.Outcome.ADMITTED) {
+            countSoftOverage(decision);
+        }
+    }
+
+    private void countSoftOverage(Decision decision) {
+        String primary = decision.entityId();
+        for (LimitStatus status : decision.statuses()) {
+            if (status.overdrawn()) {
+                String limit = primary.equals(status.entityId()) ? status.limitName() : "parent." + status.limitName();
+                Tags tags = Tags.of("resource", decision.resource(), "limit", limit);
+                softOverage.withTags(entityTag ? tags.and("entity", decision.entityId()) : tags).increment();
+            }
+        }
     }
 
     /** The limits that refused the call, sorted and joined with commas, or {@value #NO_LIMIT}. */
