@@ -1,10 +1,14 @@
 package dev.zaelimiter.autoconfigure.web;
 
+import dev.zaelimiter.NoLimitsConfiguredException;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.ResourceDisabledException;
 import dev.zaelimiter.ResourcePausedException;
+import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.UnsatisfiableRequestException;
 import jakarta.servlet.http.HttpServletResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.i18n.LocaleContextHolder;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
@@ -17,7 +21,8 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
  * Answers a refusal that reaches Spring MVC (from a {@code @RateLimited} method or a direct
  * {@link dev.zaelimiter.RateLimiter#acquire} in a controller) the way {@link RateLimitFilter} does: 429 with
  * {@code Retry-After}, the IETF {@code RateLimit-Policy}/{@code RateLimit} headers and a problem body listing the
- * violated limits; 422 for a request that can never fit; 403 for a disabled resource. The bodies are Spring
+ * violated limits; 422 for a request that can never fit; 403 for a disabled resource; 503 with {@code Retry-After}
+ * when the store is unavailable under {@code on-unavailable=block}; 500 when the resource has no limits at all. The bodies are Spring
  * {@link ProblemDetail}s built by {@link RateLimitProblems}, so Spring MVC writes them with the application's message
  * converters and fills {@code instance} as for its own problems. Ordered last, so that an application's own handler
  * for these exceptions wins.
@@ -26,8 +31,11 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 @Order(Ordered.LOWEST_PRECEDENCE)
 public class RateLimitExceptionHandler {
 
+    private static final Logger log = LoggerFactory.getLogger(RateLimitExceptionHandler.class);
+
     private final boolean ietfHeaders;
     private final RateLimitProblems problems;
+    private final long unavailableRetryAfter;
 
     /** A handler with English details that include entity ids and balances. */
     public RateLimitExceptionHandler(boolean ietfHeaders) {
@@ -35,8 +43,14 @@ public class RateLimitExceptionHandler {
     }
 
     public RateLimitExceptionHandler(boolean ietfHeaders, RateLimitProblems problems) {
+        this(ietfHeaders, problems, 1);
+    }
+
+    /** @param unavailableRetryAfter the {@code Retry-After} seconds of a 503 when the store is unavailable */
+    public RateLimitExceptionHandler(boolean ietfHeaders, RateLimitProblems problems, long unavailableRetryAfter) {
         this.ietfHeaders = ietfHeaders;
         this.problems = problems;
+        this.unavailableRetryAfter = Math.max(1, unavailableRetryAfter);
     }
 
     @ExceptionHandler(RateLimitExceededException.class)
@@ -55,6 +69,18 @@ public class RateLimitExceptionHandler {
     @ExceptionHandler(ResourceDisabledException.class)
     public ResponseEntity<ProblemDetail> disabled(ResourceDisabledException e) {
         return answer(problems.disabled(e.resource(), LocaleContextHolder.getLocale()));
+    }
+
+    @ExceptionHandler(StoreUnavailableException.class)
+    public ResponseEntity<ProblemDetail> storeUnavailable(StoreUnavailableException e, HttpServletResponse response) {
+        response.setHeader(RateLimitResponses.RETRY_AFTER, Long.toString(unavailableRetryAfter));
+        return answer(problems.storeUnavailable(null, unavailableRetryAfter, LocaleContextHolder.getLocale()));
+    }
+
+    @ExceptionHandler(NoLimitsConfiguredException.class)
+    public ResponseEntity<ProblemDetail> noLimits(NoLimitsConfiguredException e) {
+        log.error("rate limiting cannot be applied, answering 500: {}", e.getMessage());
+        return answer(problems.misconfigured(e.resource(), LocaleContextHolder.getLocale()));
     }
 
     private static ResponseEntity<ProblemDetail> answer(ProblemDetail problem) {

@@ -162,7 +162,7 @@ public final class RateLimitProblems {
     }
 
     /** 503: the store cannot be reached and the unavailability policy blocks. */
-    public ProblemDetail storeUnavailable(String resource, long retryAfterSeconds, Locale locale) {
+    public ProblemDetail storeUnavailable(@Nullable String resource, long retryAfterSeconds, Locale locale) {
         ProblemDetail problem = withResource(problem(HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
                 message(CODE_STORE_UNAVAILABLE, locale, resource, retryAfterSeconds)), resource);
         problem.setProperty("retryAfter", retryAfterSeconds);
@@ -193,8 +193,10 @@ public final class RateLimitProblems {
         return problem;
     }
 
-    private static ProblemDetail withResource(ProblemDetail problem, String resource) {
-        problem.setProperty("resource", resource);
+    private static ProblemDetail withResource(ProblemDetail problem, @Nullable String resource) {
+        if (resource != null) {
+            problem.setProperty("resource", resource);
+        }
         return problem;
     }
 

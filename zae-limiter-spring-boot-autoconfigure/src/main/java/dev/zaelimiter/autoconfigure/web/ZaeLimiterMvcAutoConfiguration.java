@@ -33,6 +33,8 @@ public class ZaeLimiterMvcAutoConfiguration {
             ObjectProvider<RateLimitProblems> problems, ObjectProvider<MessageSource> messageSource) {
         return new RateLimitExceptionHandler(properties.getHeaders() == ZaeLimiterWebProperties.Headers.IETF,
                 problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
-                        properties.getProblem().isIncludeDetails())));
+                        properties.getProblem().isIncludeDetails())),
+                properties.getUnavailableRetryAfter() == null ? 1
+                        : RateLimitResponses.seconds(properties.getUnavailableRetryAfter()));
     }
 }

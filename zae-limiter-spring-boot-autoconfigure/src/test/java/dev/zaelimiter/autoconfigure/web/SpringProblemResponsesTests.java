@@ -62,6 +62,17 @@ class SpringProblemResponsesTests {
             return "ok";
         }
 
+        @GetMapping("/unlimited")
+        String unlimited() {
+            limiter.acquire("user-1", "nothing-declared", Map.of("rpm", 1L)).close();
+            return "ok";
+        }
+
+        @GetMapping("/store-down")
+        String storeDown() {
+            throw new dev.zaelimiter.StoreUnavailableException("store down", new java.io.IOException("timeout"));
+        }
+
         /** A problem of Spring's own, to compare with. */
         @GetMapping("/spring")
         ResponseEntity<ProblemDetail> spring() {
@@ -146,6 +157,24 @@ class SpringProblemResponsesTests {
                     .andExpect(jsonPath("$.instance").value("/reports"))
                     .andExpect(jsonPath("$.retryAfter").value(60))
                     .andExpect(jsonPath("$.violations[0].entity").value("user-1"));
+        });
+    }
+
+    @Test
+    void theHandlerAnswersAStoreOutageAnd503AndAResourceWithoutLimitsA500AsProblems() {
+        run(runner.withPropertyValues("zae.limiter.web.unavailable-retry-after=3s"), mvc -> {
+            mvc.perform(get("/store-down"))
+                    .andExpect(status().isServiceUnavailable())
+                    .andExpect(header().string("Retry-After", "3"))
+                    .andExpect(content().contentType("application/problem+json"))
+                    .andExpect(jsonPath("$.instance").value("/store-down"))
+                    .andExpect(jsonPath("$.retryAfter").value(3));
+            mvc.perform(get("/unlimited"))
+                    .andExpect(status().isInternalServerError())
+                    .andExpect(content().contentType("application/problem+json"))
+                    .andExpect(jsonPath("$.resource").value("nothing-declared"))
+                    .andExpect(jsonPath("$.detail").value("Rate limiting is misconfigured for this request; the"
+                            + " server log says why."));
         });
     }
 
