@@ -19,9 +19,6 @@ import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -312,13 +309,15 @@ public final class RateLimiter {
     }
 
     /**
-     * Pauses {@code resource} as an upstream {@code Retry-After} header asks: a number of seconds or an HTTP date.
+     * Pauses {@code resource} as an upstream {@code Retry-After} header asks: a number of seconds (one too large to
+     * represent counts as 2^31 seconds) or an HTTP date in any of the three formats RFC 9110 has recipients read
+     * (IMF-fixdate, RFC 850, asctime).
      *
      * @return when the pause ends, or empty when the value asks for no wait
      * @throws ValidationException when {@code retryAfter} is neither
      */
     public Optional<Instant> pauseFromRetryAfter(String resource, String retryAfter) {
-        Duration wait = parseRetryAfter(retryAfter);
+        Duration wait = RetryAfter.parse(retryAfter, clock.instant());
         return wait.isZero() || wait.isNegative() ? Optional.empty() : Optional.of(pause(resource, wait));
     }
 
@@ -327,7 +326,7 @@ public final class RateLimiter {
      * {@link #pauseFromRetryAfter(String, String)}.
      */
     public Optional<Instant> pauseFromRetryAfter(String entityId, String resource, String retryAfter) {
-        Duration wait = parseRetryAfter(retryAfter);
+        Duration wait = RetryAfter.parse(retryAfter, clock.instant());
         return wait.isZero() || wait.isNegative() ? Optional.empty() : Optional.of(pause(entityId, resource, wait));
     }
 
@@ -356,26 +355,6 @@ public final class RateLimiter {
         }
         store.putPause(scope, until.toEpochMilli());
         return until;
-    }
-
-    private Duration parseRetryAfter(String value) {
-        String v = value == null ? "" : value.trim();
-        if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            try {
-                return Duration.ofSeconds(Long.parseLong(v));
-            } catch (NumberFormatException e) {
-                throw new ValidationException("retryAfter", value, "a Retry-After number of seconds is at most "
-                        + Long.MAX_VALUE);
-            }
-        }
-        try {
-            Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME)
-                    .toInstant();
-            return Duration.between(clock.instant(), at);
-        } catch (DateTimeParseException e) {
-            throw new ValidationException("retryAfter", value, "a Retry-After value is a number of seconds or an"
-                    + " HTTP date such as 'Wed, 21 Oct 2026 07:28:00 GMT'");
-        }
     }
 
 

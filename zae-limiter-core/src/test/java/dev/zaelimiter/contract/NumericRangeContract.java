@@ -210,13 +210,16 @@ public abstract class NumericRangeContract extends StoreContractSupport {
         hardRpmSoftTpm();
         assertThatThrownBy(() -> limiter.pause(RESOURCE, Duration.ofSeconds(Long.MAX_VALUE)))
                 .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("duration"));
-        assertThatThrownBy(() -> limiter.pauseFromRetryAfter(RESOURCE, "99999999999999999999"))
-                .isInstanceOfSatisfying(ValidationException.class,
-                        e -> assertThat(e.field()).isEqualTo("retryAfter"));
-        assertThatThrownBy(() -> limiter.pauseFromRetryAfter(USER, RESOURCE, String.valueOf(Long.MAX_VALUE)))
-                .isInstanceOf(ValidationException.class);
         assertThat(limiter.inspect(USER, RESOURCE).pausedUntil()).isNull();
         limiter.acquire(USER, RESOURCE, consume("rpm", 1)).close();
+    }
+
+    @Test
+    void anUpstreamRetryAfterTooLargeToRepresentIsClampedToTwoToTheThirtyFirstSeconds() {
+        hardRpmSoftTpm();
+        java.time.Instant clamped = clock.instant().plusSeconds(2_147_483_648L);
+        assertThat(limiter.pauseFromRetryAfter(RESOURCE, "99999999999999999999")).contains(clamped);
+        assertThat(limiter.pauseFromRetryAfter(USER, RESOURCE, String.valueOf(Long.MAX_VALUE))).contains(clamped);
     }
 
     @Test

@@ -22,6 +22,9 @@ import java.util.stream.Collectors;
  *       {@code resource} and {@code outcome};</li>
  *   <li>{@value #PARENT_NOT_DEBITED}, a counter of admitted cascading calls whose parent has no limits for the
  *       resource at any level and so was not debited, tagged {@code resource}.</li>
+ *   <li>{@value #SOFT_OVERAGE}, a counter of calls admitted while a soft limit was in debt (its balance below zero
+ *       after the call's debit), one increment per overdrawn soft limit, tagged {@code resource} and {@code limit}
+ *       (a cascade parent's limit as {@code parent.<name>}), plus {@code entity} when asked for.</li>
  * </ul>
  * Entity ids are left out unless {@code entityTag} is set, so that the number of time series stays bounded.
  */
@@ -35,6 +38,8 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
 
     /** The counter of cascading calls that could not debit their parent. */
     public static final String PARENT_NOT_DEBITED = "zae.limiter.cascade.parent-not-debited";
+    /** The counter of calls admitted while a soft limit was in debt. */
+    public static final String SOFT_OVERAGE = "zae.limiter.soft.overage";
 
     /** The {@code limit} tag of a decision that no limit refused. */
     public static final String NO_LIMIT = "none";
@@ -42,6 +47,7 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
     private final MeterProvider<Counter> decisions;
     private final MeterProvider<Timer> latency;
     private final MeterProvider<Counter> parentNotDebited;
+    private final MeterProvider<Counter> softOverage;
     private final boolean entityTag;
 
     /**
@@ -58,6 +64,9 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
         this.parentNotDebited = Counter.builder(PARENT_NOT_DEBITED)
                 .description("Admitted cascading calls whose parent has no limits for the resource, so was not"
                         + " debited")
+                .withRegistry(registry);
+        this.softOverage = Counter.builder(SOFT_OVERAGE)
+                .description("Calls admitted while a soft limit was in debt, by resource and soft limit")
                 .withRegistry(registry);
         this.entityTag = entityTag;
     }
@@ -77,6 +86,20 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
             counted = counted.and("entity", decision.entityId());
         }
         decisions.withTags(counted).increment();
+        if (decision.outcome() == Decision.Outcome.ADMITTED) {
+            countSoftOverage(decision);
+        }
+    }
+
+    private void countSoftOverage(Decision decision) {
+        String primary = decision.entityId();
+        for (LimitStatus status : decision.statuses()) {
+            if (status.overdrawn()) {
+                String limit = primary.equals(status.entityId()) ? status.limitName() : "parent." + status.limitName();
+                Tags tags = Tags.of("resource", decision.resource(), "limit", limit);
+                softOverage.withTags(entityTag ? tags.and("entity", decision.entityId()) : tags).increment();
+            }
+        }
     }
 
     /** The limits that refused the call, sorted and joined with commas, or {@value #NO_LIMIT}. */

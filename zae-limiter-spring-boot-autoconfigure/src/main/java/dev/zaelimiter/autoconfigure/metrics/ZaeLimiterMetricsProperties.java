@@ -10,7 +10,7 @@ public class ZaeLimiterMetricsProperties {
     private boolean enabled = true;
 
     /**
-     * Whether to tag the decision counter with the entity id. Off by default: every entity becomes its own time
+     * Whether to tag the decision and soft-overage counters with the entity id. Off by default: every entity becomes its own time
      * series, which can overwhelm a metrics backend when entities are users or API keys.
      */
     private boolean entityTag = false;

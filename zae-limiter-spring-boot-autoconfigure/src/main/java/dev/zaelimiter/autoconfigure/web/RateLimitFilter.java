@@ -16,16 +16,20 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * Rate-limits HTTP requests by the rules of {@code zae.limiter.web.rules}. For each request, the first rule whose
@@ -39,7 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>no entity and no default: 400; resource disabled for the entity: 403; a request that costs more than a
  * limit's capacity, so that no wait could admit it: 422; store unavailable under {@code on-unavailable=block}: 503
  * with {@code Retry-After}; a rule whose resource has no limits or lacks a consumed limit: 500 - all as
- * {@code application/problem+json}.</li>
+ * {@code application/problem+json}, built by {@link RateLimitProblems} as Spring {@link ProblemDetail}s and
+ * written with the application's {@code ObjectMapper}, {@code instance} being the request URI as in Spring MVC's own
+ * problems.</li>
  * </ul>
  * A request no rule matches passes untouched. Rules are compiled once, at construction; the filter is thread-safe.
  */
@@ -51,6 +57,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
     private final RateLimitRule[] rules;
     private final boolean ietfHeaders;
     private final long unavailableRetryAfter;
+    private final RateLimitProblems problems;
+    private final Function<ProblemDetail, byte[]> problemWriter;
     /** When a warning about the store or a rule was last logged (nanoTime), so that an outage logs once per period. */
     private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_PERIOD_NANOS);
 
@@ -62,6 +70,21 @@ public class RateLimitFilter extends OncePerRequestFilter {
      * @throws InvalidDeclarationException when a rule is invalid, naming the property
      */
     public RateLimitFilter(RateLimiter limiter, ZaeLimiterWebProperties properties) {
+        this(limiter, properties, new RateLimitProblems(null, properties.getProblem().isIncludeDetails()),
+                defaultWriter());
+    }
+
+    /**
+     * A filter for {@code properties}' rules on {@code limiter} that builds its problems with {@code problems} and
+     * writes them with {@code problemWriter} (the auto-configuration passes one that uses the application's
+     * {@code ObjectMapper}).
+     *
+     * @throws InvalidDeclarationException when a rule is invalid, naming the property
+     */
+    public RateLimitFilter(RateLimiter limiter, ZaeLimiterWebProperties properties, RateLimitProblems problems,
+            Function<ProblemDetail, byte[]> problemWriter) {
+        this.problems = Objects.requireNonNull(problems, "problems");
+        this.problemWriter = Objects.requireNonNull(problemWriter, "problemWriter");
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.rules = RateLimitRule.compile(properties).toArray(RateLimitRule[]::new);
         this.ietfHeaders = properties.getHeaders() != ZaeLimiterWebProperties.Headers.NONE;
@@ -70,6 +93,15 @@ public class RateLimitFilter extends OncePerRequestFilter {
                     + " or more is required, such as 1s");
         }
         this.unavailableRetryAfter = RateLimitResponses.seconds(properties.getUnavailableRetryAfter());
+    }
+
+    private static Function<ProblemDetail, byte[]> defaultWriter() {
+        if (!ClassUtils.isPresent("com.fasterxml.jackson.databind.ObjectMapper", RateLimitFilter.class.getClassLoader())) {
+            throw new IllegalStateException("The zae-limiter servlet filter writes its problem+json bodies with"
+                    + " Jackson, which is not on the classpath; add com.fasterxml.jackson.core:jackson-databind (Spring"
+                    + " Boot's spring-boot-starter-web brings it) or pass a writer to the filter.");
+        }
+        return new JacksonProblemWriter(new com.fasterxml.jackson.databind.ObjectMapper());
     }
 
     /** The compiled rules, in the order they are tried. */
@@ -87,10 +119,11 @@ public class RateLimitFilter extends OncePerRequestFilter {
         }
         String entityId = rule.entityId(request);
         if (entityId == null) {
-            missingEntity(response, rule);
+            write(request, response, problems.missingEntity(rule.resource(), rule.sourceDescription(),
+                    request.getLocale()));
             return;
         }
-        Lease lease = acquire(rule, entityId, response);
+        Lease lease = acquire(rule, entityId, request, response);
         if (lease == null) {
             return; // refused; the response is written
         }
@@ -133,8 +166,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
     }
 
     /** The lease, or {@code null} after writing the refusal. */
-    private Lease acquire(RateLimitRule rule, String entityId, HttpServletResponse response) throws IOException {
+    private Lease acquire(RateLimitRule rule, String entityId, HttpServletRequest http, HttpServletResponse response)
+            throws IOException {
         String resource = rule.resource();
+        Locale locale = http.getLocale();
         try {
             AcquireRequest request = AcquireRequest.of(entityId, resource).consume(rule.consume());
             return limiter.acquire(rule.maxWait().isZero() ? request : request.maxWait(rule.maxWait()));
@@ -142,61 +177,44 @@ public class RateLimitFilter extends OncePerRequestFilter {
             if (log.isDebugEnabled()) {
                 log.debug("429 on resource '{}': {}", resource, e.getMessage());
             }
-            RateLimitResponses.tooManyRequests(response, e, resource, ietfHeaders);
+            RateLimitResponses.setTooManyRequestsHeaders(response, e, ietfHeaders);
+            write(http, response, problems.tooManyRequests(e, resource, locale));
         } catch (ResourceDisabledException e) {
-            RateLimitResponses.write(response, 403, RateLimitResponses.problem(403, "Forbidden",
-                    "Resource '" + resource + "' is disabled for this caller.").field("resource", resource));
+            write(http, response, problems.disabled(resource, locale));
         } catch (UnsatisfiableRequestException e) {
-            RateLimitResponses.write(response, 422, RateLimitResponses.problem(422, "Unprocessable Content",
-                    "The request needs " + e.requested() + " tokens of limit '" + e.limitName() + "' on resource '"
-                            + resource + "', more than its capacity of " + e.capacity()
-                            + ", so no wait could admit it.")
-                    .field("entity", e.entityId())
-                    .field("resource", resource)
-                    .field("limit", e.limitName())
-                    .field("capacity", e.capacity())
-                    .field("requested", e.requested()));
+            write(http, response, problems.unsatisfiable(e, resource, locale));
         } catch (StoreUnavailableException e) {
             if (shouldWarn()) {
                 log.warn("rate limiter store unavailable, answering 503 on resource '{}' (logged at most every 10 s):"
                         + " {}", resource, e.getMessage());
             }
             response.setHeader(RateLimitResponses.RETRY_AFTER, Long.toString(unavailableRetryAfter));
-            RateLimitResponses.write(response, 503, RateLimitResponses.problem(503, "Service Unavailable",
-                    "The rate limiter cannot reach its store; retry later.").field("resource", resource)
-                    .field("retry_after", unavailableRetryAfter));
+            write(http, response, problems.storeUnavailable(resource, unavailableRetryAfter, locale));
         } catch (ValidationException e) {
             if ("entityId".equals(e.field())) {
                 // never echo the value: without hashing it is the caller's own input, and it is not needed
-                RateLimitResponses.write(response, 400, RateLimitResponses.problem(400, "Bad Request",
-                        "Rate limiting on resource '" + resource + "' identifies callers by "
-                                + rule.sourceDescription() + ", and this request's value is not a valid entity id"
-                                + " (letters, digits and _ . - : @, starting with a letter or a digit, at most 256"
-                                + " characters).").field("resource", resource));
+                write(http, response, problems.invalidEntity(resource, rule.sourceDescription(), locale));
             } else {
-                misconfigured(response, rule, e);
+                misconfigured(http, response, rule, e);
             }
         } catch (NoLimitsConfiguredException e) {
-            misconfigured(response, rule, e);
+            misconfigured(http, response, rule, e);
         }
         return null;
     }
 
-    private static void missingEntity(HttpServletResponse response, RateLimitRule rule) throws IOException {
-        RateLimitResponses.write(response, 400, RateLimitResponses.problem(400, "Bad Request",
-                "Rate limiting on resource '" + rule.resource() + "' identifies callers by " + rule.sourceDescription()
-                        + ", and this request has none.").field("resource", rule.resource()));
+    private void write(HttpServletRequest request, HttpServletResponse response, ProblemDetail problem)
+            throws IOException {
+        RateLimitResponses.write(request, response, problem, problemWriter);
     }
 
-    private void misconfigured(HttpServletResponse response, RateLimitRule rule, RuntimeException e)
-            throws IOException {
+    private void misconfigured(HttpServletRequest request, HttpServletResponse response, RateLimitRule rule,
+            RuntimeException e) throws IOException {
         if (shouldWarn()) {
             log.error("rate limit rule {} cannot be applied, answering 500 (logged at most every 10 s): {}", rule,
                     e.getMessage());
         }
-        RateLimitResponses.write(response, 500, RateLimitResponses.problem(500, "Internal Server Error",
-                "Rate limiting is misconfigured for this request; the server log says why.")
-                .field("resource", rule.resource()));
+        write(request, response, problems.misconfigured(rule.resource(), request.getLocale()));
     }
 
     private boolean shouldWarn() {

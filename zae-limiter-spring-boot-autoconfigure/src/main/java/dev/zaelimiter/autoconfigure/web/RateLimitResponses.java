@@ -2,17 +2,20 @@ package dev.zaelimiter.autoconfigure.web;
 
 import dev.zaelimiter.LimitStatus;
 import dev.zaelimiter.RateLimitExceededException;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.ProblemDetail;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 
 /**
- * The headers and RFC 9457 problem bodies the filter writes. Headers follow draft-ietf-httpapi-ratelimit-headers
- * (RateLimit-Policy and RateLimit as Structured Field lists); bodies are written by hand, so that the filter needs no
- * JSON library.
+ * The headers the filter and the exception handler set, and how the filter writes a problem. Headers follow
+ * draft-ietf-httpapi-ratelimit-headers (RateLimit-Policy and RateLimit as Structured Field lists); problems are
+ * built by {@link RateLimitProblems} and written with the application's {@code ObjectMapper}.
  */
 final class RateLimitResponses {
 
@@ -20,9 +23,6 @@ final class RateLimitResponses {
     static final String RATE_LIMIT = "RateLimit";
     static final String RETRY_AFTER = "Retry-After";
     static final String PROBLEM_JSON = "application/problem+json";
-    /** The problem type draft-ietf-httpapi-ratelimit-headers defines for a request over its quota. */
-    static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
-    static final String ABOUT_BLANK = "about:blank";
     /** Prefix of the policy names of a cascade parent's limits. */
     static final String PARENT_PREFIX = "parent.";
     /** The largest Structured Field Integer. */
@@ -93,175 +93,33 @@ final class RateLimitResponses {
         return primaryEntity.equals(status.entityId()) ? status.limitName() : PARENT_PREFIX + status.limitName();
     }
 
-    /** 429: Retry-After, the IETF headers when asked, and a quota-exceeded problem listing each violated limit. */
-    static void tooManyRequests(HttpServletResponse response, RateLimitExceededException e, String resource,
-            boolean headers) throws IOException {
-        long retryAfter = seconds(e.retryAfter());
-        response.setHeader(RETRY_AFTER, Long.toString(retryAfter));
+    /** Sets Retry-After and, when asked, the IETF headers of a 429. */
+    static void setTooManyRequestsHeaders(HttpServletResponse response, RateLimitExceededException e,
+            boolean headers) {
+        response.setHeader(RETRY_AFTER, Long.toString(seconds(e.retryAfter())));
         if (headers) {
             setHeaders(response, e.statuses());
         }
-        List<LimitStatus> violations = e.violations();
-        String primary = e.statuses().isEmpty() ? "" : e.statuses().get(0).entityId();
-        Json json = Json.problem(QUOTA_EXCEEDED, "Too Many Requests", 429, detail(violations, primary, resource,
-                retryAfter));
-        json.field("resource", resource).field("retry_after", retryAfter);
-        json.name("violated-policies").openArray();
-        for (LimitStatus v : violations) {
-            json.value(policyName(v, primary));
-        }
-        json.closeArray();
-        json.name("violations").openArray();
-        for (LimitStatus v : violations) {
-            json.openObject()
-                    .field("policy", policyName(v, primary))
-                    .field("entity", v.entityId())
-                    .field("resource", v.resource())
-                    .field("limit", v.limitName())
-                    .field("capacity", v.capacity())
-                    .field("available", v.available())
-                    .field("requested", v.requested())
-                    .field("retry_after", seconds(v.retryAfter()))
-                    .closeObject();
-        }
-        json.closeArray();
-        write(response, 429, json);
     }
 
-    private static String detail(List<LimitStatus> violations, String primary, String resource, long retryAfter) {
-        String wait = "; retry after " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
-        if (violations.isEmpty()) {
-            return "Requests to resource '" + resource + "' are paused" + wait;
+    /**
+     * Writes {@code problem} as {@code application/problem+json}, with {@code instance} set the way Spring MVC sets it
+     * on its own problems (the request URI) unless it is set already.
+     */
+    static void write(HttpServletRequest request, HttpServletResponse response, ProblemDetail problem,
+            Function<ProblemDetail, byte[]> writer) throws IOException {
+        if (problem.getInstance() == null) {
+            try {
+                problem.setInstance(URI.create(request.getRequestURI()));
+            } catch (IllegalArgumentException e) {
+                // not a valid URI reference: leave instance out, as it is optional
+            }
         }
-        if (violations.size() == 1) {
-            LimitStatus v = violations.get(0);
-            return "Limit '" + v.limitName() + "'" + (primary.equals(v.entityId()) ? "" : " of the parent entity")
-                    + " on resource '" + v.resource() + "' has " + Math.max(0, v.available())
-                    + " tokens available and the request needs " + v.requested() + wait;
-        }
-        StringBuilder names = new StringBuilder();
-        for (LimitStatus v : violations) {
-            names.append(names.isEmpty() ? "" : ", ").append(policyName(v, primary));
-        }
-        return violations.size() + " limits on resource '" + resource + "' lack the tokens the request needs ("
-                + names + ")" + wait;
-    }
-
-    /** A problem with {@code about:blank} as its type and the status phrase as its title, plus extension members. */
-    static Json problem(int status, String title, String detail) {
-        return Json.problem(ABOUT_BLANK, title, status, detail);
-    }
-
-    static void write(HttpServletResponse response, int status, Json json) throws IOException {
-        byte[] body = json.closeObject().toString().getBytes(StandardCharsets.UTF_8);
-        response.setStatus(status);
+        byte[] body = writer.apply(problem);
+        response.setStatus(problem.getStatus());
         response.setContentType(PROBLEM_JSON);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
         response.flushBuffer();
-    }
-
-    /** A minimal JSON writer for problem bodies: objects, arrays, strings and integers. */
-    static final class Json {
-
-        private final StringBuilder sb = new StringBuilder(256);
-        private boolean first = true;
-
-        static Json problem(String type, String title, int status, String detail) {
-            Json json = new Json().openObject();
-            json.field("type", type).field("title", title).field("status", status);
-            if (detail != null) {
-                json.field("detail", detail);
-            }
-            return json;
-        }
-
-        Json openObject() {
-            separator();
-            sb.append('{');
-            first = true;
-            return this;
-        }
-
-        Json closeObject() {
-            sb.append('}');
-            first = false;
-            return this;
-        }
-
-        Json openArray() {
-            sb.append('[');
-            first = true;
-            return this;
-        }
-
-        Json closeArray() {
-            sb.append(']');
-            first = false;
-            return this;
-        }
-
-        Json name(String name) {
-            separator();
-            string(name).append(':');
-            first = true; // the value follows without a comma
-            return this;
-        }
-
-        Json field(String name, String value) {
-            name(name);
-            return value(value);
-        }
-
-        Json field(String name, long value) {
-            name(name);
-            first = false;
-            sb.append(value);
-            return this;
-        }
-
-        Json value(String value) {
-            separator();
-            if (value == null) {
-                sb.append("null");
-            } else {
-                string(value);
-            }
-            first = false;
-            return this;
-        }
-
-        private void separator() {
-            if (!first) {
-                sb.append(',');
-            }
-        }
-
-        private StringBuilder string(String s) {
-            sb.append('"');
-            for (int i = 0; i < s.length(); i++) {
-                char c = s.charAt(i);
-                switch (c) {
-                    case '"' -> sb.append("\\\"");
-                    case '\\' -> sb.append("\\\\");
-                    case '\n' -> sb.append("\\n");
-                    case '\r' -> sb.append("\\r");
-                    case '\t' -> sb.append("\\t");
-                    default -> {
-                        if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-                            sb.append(String.format("\\u%04x", (int) c));
-                        } else {
-                            sb.append(c);
-                        }
-                    }
-                }
-            }
-            return sb.append('"');
-        }
-
-        @Override
-        public String toString() {
-            return sb.toString();
-        }
     }
 }

@@ -2,6 +2,7 @@ package dev.zaelimiter.autoconfigure.web;
 
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -9,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.DispatcherServlet;
 
@@ -27,7 +29,12 @@ public class ZaeLimiterMvcAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public RateLimitExceptionHandler zaeLimiterExceptionHandler(ZaeLimiterWebProperties properties) {
-        return new RateLimitExceptionHandler(properties.getHeaders() == ZaeLimiterWebProperties.Headers.IETF);
+    public RateLimitExceptionHandler zaeLimiterExceptionHandler(ZaeLimiterWebProperties properties,
+            ObjectProvider<RateLimitProblems> problems, ObjectProvider<MessageSource> messageSource) {
+        return new RateLimitExceptionHandler(properties.getHeaders() == ZaeLimiterWebProperties.Headers.IETF,
+                problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
+                        properties.getProblem().isIncludeDetails())),
+                properties.getUnavailableRetryAfter() == null ? 1
+                        : RateLimitResponses.seconds(properties.getUnavailableRetryAfter()));
     }
 }

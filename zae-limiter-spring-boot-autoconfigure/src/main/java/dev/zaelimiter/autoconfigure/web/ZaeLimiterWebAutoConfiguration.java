@@ -3,6 +3,8 @@ package dev.zaelimiter.autoconfigure.web;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import jakarta.servlet.Filter;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,10 +17,12 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.util.List;
@@ -42,9 +46,18 @@ public class ZaeLimiterWebAutoConfiguration {
     @Bean
     @ConditionalOnMissingFilterBean(RateLimitFilter.class)
     public FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimiter rateLimiter,
-            ZaeLimiterWebProperties properties) {
-        FilterRegistrationBean<RateLimitFilter> registration =
-                new FilterRegistrationBean<>(new RateLimitFilter(rateLimiter, properties));
+            ZaeLimiterWebProperties properties, ObjectProvider<RateLimitProblems> problems,
+            ObjectProvider<MessageSource> messageSource, BeanFactory beanFactory) {
+        if (!ClassUtils.isPresent("com.fasterxml.jackson.databind.ObjectMapper", getClass().getClassLoader())) {
+            throw new IllegalStateException("zae.limiter.web.rules are declared, and the rate limit filter writes its"
+                    + " problem+json bodies with Jackson, which is not on the classpath: add"
+                    + " spring-boot-starter-json (spring-boot-starter-web brings it)");
+        }
+        RateLimitFilter filter = new RateLimitFilter(rateLimiter, properties,
+                problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
+                        properties.getProblem().isIncludeDetails())),
+                JacksonProblemWriter.of(beanFactory));
+        FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("rateLimitFilter");
         registration.setOrder(properties.getFilterOrder());
         return registration;

@@ -61,6 +61,31 @@ public class ZaeLimiterWebProperties {
      */
     private List<Rule> rules = new ArrayList<>();
 
+    /** What the RFC 9457 problem bodies of refusals and errors carry. */
+    private final Problem problem = new Problem();
+
+    public Problem getProblem() {
+        return problem;
+    }
+
+    /** What the problem bodies of refusals and errors carry; headers are the same either way. */
+    public static class Problem {
+
+        /**
+         * Whether problem bodies carry entity ids, capacities, balances and requested amounts (the violations list
+         * and the numbers in detail); false leaves the resource, the violated policy names and the retry-after.
+         */
+        private boolean includeDetails = true;
+
+        public boolean isIncludeDetails() {
+            return includeDetails;
+        }
+
+        public void setIncludeDetails(boolean includeDetails) {
+            this.includeDetails = includeDetails;
+        }
+    }
+
     /** The header formats. */
     public enum Headers {
         /** RateLimit-Policy and RateLimit fields, as in draft-ietf-httpapi-ratelimit-headers. */

@@ -44,7 +44,8 @@ class HttpFilterDocsTest {
                     mvc.perform(post("/api/uploads/x"))
                             .andExpect(status().isBadRequest())
                             .andExpect(jsonPath("$.detail").value("Rate limiting on resource 'uploads' identifies"
-                                    + " callers by header 'X-Api-Key', and this request has none."));
+                                    + " callers by header 'X-Api-Key', and this request has none."))
+                            .andExpect(jsonPath("$.instance").value("/api/uploads/x"));
                     // the 429 example
                     for (int i = 0; i < 99; i++) {
                         mvc.perform(get("/api/items")).andExpect(status().isOk());
@@ -54,7 +55,10 @@ class HttpFilterDocsTest {
                             .andExpect(header().string("Retry-After", "1"))
                             .andExpect(header().string("RateLimit", "\"rpm\";r=0;t=1"))
                             .andExpect(jsonPath("$.detail").value("Limit 'rpm' on resource 'api' has 0 tokens"
-                                    + " available and the request needs 1; retry after 1 second."));
+                                    + " available and the request needs 1; retry after 1 second."))
+                            .andExpect(jsonPath("$.instance").value("/api/items"))
+                            .andExpect(jsonPath("$.retryAfter").value(1))
+                            .andExpect(jsonPath("$.violations[0].retryAfter").value(1));
                 });
     }
 }

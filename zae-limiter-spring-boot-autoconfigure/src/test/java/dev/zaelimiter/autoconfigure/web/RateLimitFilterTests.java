@@ -110,7 +110,7 @@ class RateLimitFilterTests {
                     .andExpect(jsonPath("$.detail").value("Limit 'rpm' on resource 'api' has 0 tokens available"
                             + " and the request needs 1; retry after 29 seconds."))
                     .andExpect(jsonPath("$.resource").value("api"))
-                    .andExpect(jsonPath("$.retry_after").value(29))
+                    .andExpect(jsonPath("$.retryAfter").value(29))
                     .andExpect(jsonPath("$.violated-policies").value(org.hamcrest.Matchers.contains("rpm")))
                     .andExpect(jsonPath("$.violations", hasSize(1)))
                     .andExpect(jsonPath("$.violations[0].policy").value("rpm"))
@@ -120,7 +120,7 @@ class RateLimitFilterTests {
                     .andExpect(jsonPath("$.violations[0].capacity").value(2))
                     .andExpect(jsonPath("$.violations[0].available").value(0))
                     .andExpect(jsonPath("$.violations[0].requested").value(1))
-                    .andExpect(jsonPath("$.violations[0].retry_after").value(29));
+                    .andExpect(jsonPath("$.violations[0].retryAfter").value(29));
             // another caller has its own bucket; the first one's comes back with the refill
             mvc.perform(get("/api/items").header("X-Api-Key", "bob")).andExpect(status().isOk());
             clock.advance(Duration.ofSeconds(29));
@@ -434,7 +434,7 @@ class RateLimitFilterTests {
                             .andExpect(content().contentType(PROBLEM))
                             .andExpect(jsonPath("$.title").value("Service Unavailable"))
                             .andExpect(jsonPath("$.status").value(503))
-                            .andExpect(jsonPath("$.retry_after").value(5));
+                            .andExpect(jsonPath("$.retryAfter").value(5));
                     ((SwitchableStore) limiter.store()).up();
                     mvc.perform(get("/api/items").header("X-Api-Key", "alice")).andExpect(status().isOk());
                 });

@@ -86,7 +86,7 @@ class LlmGatewayApplicationTests {
                 .isEqualTo("https://iana.org/assignments/http-problem-types#quota-exceeded");
         assertThat(problem.get("status").asInt()).isEqualTo(429);
         assertThat(problem.get("resource").asText()).isEqualTo("gateway");
-        assertThat(problem.get("retry_after").asInt()).isEqualTo(2);
+        assertThat(problem.get("retryAfter").asInt()).isEqualTo(2);
         assertThat(problem.get("violations")).hasSize(1);
         JsonNode violation = problem.get("violations").get(0);
         assertThat(violation.get("limit").asText()).isEqualTo("requests");
@@ -138,7 +138,7 @@ class LlmGatewayApplicationTests {
                 "\"rpm\";r=18, \"tpm\";r=0;t=30, \"monthly\";r=96000, \"parent.monthly\";r=146000");
         JsonNode problem = json.readTree(refused.body());
         assertThat(problem.get("resource").asText()).isEqualTo("gpt-4o");
-        assertThat(problem.get("retry_after").asInt()).isEqualTo(30);
+        assertThat(problem.get("retryAfter").asInt()).isEqualTo(30);
         JsonNode violation = problem.get("violations").get(0);
         assertThat(problem.get("violations")).hasSize(1);
         assertThat(violation.get("entity").asText()).isEqualTo("key-acme-batch");
