@@ -5,6 +5,7 @@ import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.ResourceDisabledException;
 import dev.zaelimiter.ResourcePausedException;
 import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.UnknownLimitException;
 import dev.zaelimiter.UnsatisfiableRequestException;
 import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
@@ -79,6 +80,13 @@ public class RateLimitExceptionHandler {
 
     @ExceptionHandler(NoLimitsConfiguredException.class)
     public ResponseEntity<ProblemDetail> noLimits(NoLimitsConfiguredException e) {
+        log.error("rate limiting cannot be applied, answering 500: {}", e.getMessage());
+        return answer(problems.misconfigured(e.resource(), LocaleContextHolder.getLocale()));
+    }
+
+    /** A call that consumes a limit its resource does not have: the declarations and the code disagree. */
+    @ExceptionHandler(UnknownLimitException.class)
+    public ResponseEntity<ProblemDetail> unknownLimit(UnknownLimitException e) {
         log.error("rate limiting cannot be applied, answering 500: {}", e.getMessage());
         return answer(problems.misconfigured(e.resource(), LocaleContextHolder.getLocale()));
     }

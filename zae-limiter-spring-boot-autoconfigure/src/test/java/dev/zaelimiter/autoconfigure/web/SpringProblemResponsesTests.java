@@ -68,6 +68,12 @@ class SpringProblemResponsesTests {
             return "ok";
         }
 
+        @GetMapping("/unknown-limit")
+        String unknownLimit() {
+            limiter.acquire("user-1", "api", Map.of("tpm", 1L)).close();
+            return "ok";
+        }
+
         @GetMapping("/store-down")
         String storeDown() {
             throw new dev.zaelimiter.StoreUnavailableException("store down", new java.io.IOException("timeout"));
@@ -175,6 +181,11 @@ class SpringProblemResponsesTests {
                     .andExpect(jsonPath("$.resource").value("nothing-declared"))
                     .andExpect(jsonPath("$.detail").value("Rate limiting is misconfigured for this request; the"
                             + " server log says why."));
+            mvc.perform(get("/unknown-limit"))
+                    .andExpect(status().isInternalServerError())
+                    .andExpect(content().contentType("application/problem+json"))
+                    .andExpect(jsonPath("$.resource").value("api"))
+                    .andExpect(jsonPath("$.instance").value("/unknown-limit"));
         });
     }
 
