@@ -16,6 +16,10 @@ import java.util.Map;
  * Configuration of zae-limiter under {@code zae.limiter}: which store, how it behaves, and the limits declared for
  * the system, resources and entities. Names with characters other than letters, digits and {@code -} (such as
  * {@code openai/gpt-4} or {@code user:42}) are written in brackets as map keys: {@code "[openai/gpt-4]"}.
+ *
+ * <p>Longer than most files on purpose: the whole zae.limiter property tree (store, declarations at every level,
+ * limits, schedules, resets) is one bindable class, as Spring Boot's own properties classes are, so that binding,
+ * metadata and failure reports follow one structure.
  */
 @ConfigurationProperties("zae.limiter")
 public class ZaeLimiterProperties {
