@@ -2,6 +2,7 @@ package dev.zaelimiter.autoconfigure.web;
 
 import dev.zaelimiter.LimitStatus;
 import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.ResourcePausedException;
 import dev.zaelimiter.UnsatisfiableRequestException;
 import org.springframework.context.MessageSource;
 import org.springframework.http.HttpStatus;
@@ -93,7 +94,8 @@ public final class RateLimitProblems {
     /** 429 of type {@code quota-exceeded}, listing each violated limit. */
     public ProblemDetail tooManyRequests(RateLimitExceededException e, String resource, Locale locale) {
         long retryAfter = RateLimitResponses.seconds(e.retryAfter());
-        List<LimitStatus> violations = e.violations();
+        // a pause is described by the problem's detail; its status is not a limit the client can pace itself on
+        List<LimitStatus> violations = e instanceof ResourcePausedException ? List.of() : e.violations();
         String primary = e.statuses().isEmpty() ? "" : e.statuses().get(0).entityId();
         List<String> policies = new ArrayList<>(violations.size());
         for (LimitStatus v : violations) {

@@ -2,6 +2,7 @@ package dev.zaelimiter.autoconfigure.web;
 
 import dev.zaelimiter.LimitStatus;
 import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.ResourcePausedException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.ProblemDetail;
@@ -97,7 +98,7 @@ final class RateLimitResponses {
     static void setTooManyRequestsHeaders(HttpServletResponse response, RateLimitExceededException e,
             boolean headers) {
         response.setHeader(RETRY_AFTER, Long.toString(seconds(e.retryAfter())));
-        if (headers) {
+        if (headers && !(e instanceof ResourcePausedException)) {
             setHeaders(response, e.statuses());
         }
     }
