@@ -83,7 +83,7 @@ final class BucketWrites {
         boolean expected = estimate != null && estimate.admits(debit.limits(), debit.amountsMilli());
         boolean reserved = expected && !debit.countOnly();
         if (reserved) {
-            known.reserve(debit, stamp);
+            known.reserve(debit, stamp, now);
         }
         try {
             return admitted(debit, stamp, now, client.updateItem(request));

@@ -39,12 +39,20 @@ final class KnownBuckets {
      * stays away after losing a race.
      */
     record Known(String stamp, BucketState state, long learnedAt, long pausedUntil, Map<String, Long> inFlight,
-            long contendedUntil) {
+            long contendedUntil, long inFlightAt) {
 
-        /** The learned state less what is in flight, refilled to {@code now} under {@code limits}. */
+        /**
+         * The learned state less what is in flight, refilled to {@code now} under {@code limits}. The calls in flight
+         * were made after the state was learned (the latest at {@code inFlightAt}), so they are taken then and the
+         * refill since is credited after them: a limit that refills faster than calls arrive is seen full again, as
+         * the store will see it, and one written in this very millisecond is seen busy.
+         */
         BucketState estimate(List<Limit> limits, long now) {
-            BucketState refilled = state.refilled(limits, now);
-            return inFlight.isEmpty() ? refilled : refilled.debited(limits, inFlight, false);
+            if (inFlight.isEmpty()) {
+                return state.refilled(limits, now);
+            }
+            return state.refilled(limits, Math.min(now, inFlightAt)).debited(limits, inFlight, false)
+                    .refilled(limits, now);
         }
 
         /** The learned state less what is in flight, as it was learned (no refill credited since). */
@@ -54,7 +62,7 @@ final class KnownBuckets {
         }
 
         private Known with(BucketState state, long learnedAt, long pausedUntil, Map<String, Long> inFlight) {
-            return new Known(stamp, state, learnedAt, pausedUntil, Map.copyOf(inFlight), contendedUntil);
+            return new Known(stamp, state, learnedAt, pausedUntil, Map.copyOf(inFlight), contendedUntil, inFlightAt);
         }
     }
 
@@ -105,16 +113,16 @@ final class KnownBuckets {
     }
 
     /** Counts the debit as in flight, so that this process's other threads do not count on the same tokens. */
-    void reserve(BucketDebit debit, String stamp) {
-        adjustInFlight(debit, stamp, 1);
+    void reserve(BucketDebit debit, String stamp, long now) {
+        adjustInFlight(debit, stamp, 1, now);
     }
 
     /** The debit's request has been answered (or failed): it is no longer in flight. */
     void release(BucketDebit debit, String stamp) {
-        adjustInFlight(debit, stamp, -1);
+        adjustInFlight(debit, stamp, -1, Long.MIN_VALUE);
     }
 
-    private void adjustInFlight(BucketDebit debit, String stamp, int sign) {
+    private void adjustInFlight(BucketDebit debit, String stamp, int sign, long now) {
         known.computeIfPresent(debit.key(), (key, k) -> {
             if (!k.stamp().equals(stamp)) {
                 return k;
@@ -128,7 +136,9 @@ final class KnownBuckets {
                     inFlight.remove(name);
                 }
             });
-            return k.with(k.state(), k.learnedAt(), k.pausedUntil(), inFlight);
+            Known next = k.with(k.state(), k.learnedAt(), k.pausedUntil(), inFlight);
+            return new Known(next.stamp(), next.state(), next.learnedAt(), next.pausedUntil(), next.inFlight(),
+                    next.contendedUntil(), Math.max(k.inFlightAt(), now));
         });
     }
 
@@ -165,7 +175,8 @@ final class KnownBuckets {
         known.compute(key, (k, old) -> {
             boolean same = old != null && old.stamp().equals(stamp);
             return new Known(stamp, state, now, pausedUntil, same ? old.inFlight() : Map.of(),
-                    Math.max(contendedUntil, same ? old.contendedUntil() : 0));
+                    Math.max(contendedUntil, same ? old.contendedUntil() : 0),
+                    same ? old.inFlightAt() : Long.MIN_VALUE);
         });
     }
 
