@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.internal.resolution.Resolution;
@@ -65,7 +66,7 @@ final class DefaultLease implements Lease {
         if (amount == 0) {
             return;
         }
-        long deltaMilli = amount * Limit.MILLI;
+        long deltaMilli = amount * Limits.MILLI;
         List<BucketDebit> changes = new ArrayList<>(debits.size());
         List<Integer> touched = new ArrayList<>(debits.size());
         for (int i = 0; i < primaryDebits; i++) {

@@ -1,6 +1,7 @@
 package dev.zaelimiter;
 
 import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.schedule.CronPattern;
 
 import java.time.Duration;
@@ -57,10 +58,49 @@ public final class Limit {
     public static final Duration MAX_PERIOD = Duration.ofDays(36_600);
 
     /** Milli-tokens per token: all internal arithmetic is in milli-tokens. */
-    public static final long MILLI = 1000L;
+    static final long MILLI = Limits.MILLI;
 
     /** Returned by the {@code next...} methods when nothing is coming. */
-    public static final long NEVER = Long.MAX_VALUE;
+    static final long NEVER = Limits.NEVER;
+
+    static {
+        Limits.install(new Limits.Access() {
+            @Override
+            public Limits.Parameters parametersAt(Limit limit, long epochMillis) {
+                return limit.parametersAt(epochMillis);
+            }
+
+            @Override
+            public long capacityMilli(Limit limit) {
+                return limit.capacityMilli();
+            }
+
+            @Override
+            public long refillAmountMilli(Limit limit) {
+                return limit.refillAmountMilli();
+            }
+
+            @Override
+            public long refillPeriodMillis(Limit limit) {
+                return limit.refillPeriodMillis();
+            }
+
+            @Override
+            public long maxCapacityMilli(Limit limit) {
+                return limit.maxCapacityMilli();
+            }
+
+            @Override
+            public long nextChangeAfter(Limit limit, long epochMillis) {
+                return limit.nextChangeAfter(epochMillis);
+            }
+
+            @Override
+            public long nextResetAfter(Limit limit, long epochMillis) {
+                return limit.nextResetAfter(epochMillis);
+            }
+        });
+    }
 
     private static final long MINUTE = 60_000L;
 
@@ -81,21 +121,13 @@ public final class Limit {
     private final long windowMillis;
     private final long windowPhase;
 
-    private final Parameters base;
+    private final Limits.Parameters base;
     private volatile ActiveAt activeCache;
     private volatile NextAfter changeCache;
     private volatile NextAfter resetCache;
 
-    /** The parameters in force at one instant, in milli-tokens and milliseconds; a quota's refill is zero. */
-    public record Parameters(long capacityMilli, long refillAmountMilli, long refillPeriodMillis) {
 
-        /** Whether tokens come back continuously. */
-        public boolean drips() {
-            return refillAmountMilli > 0;
-        }
-    }
-
-    private record ActiveAt(long minute, Parameters parameters) {
+    private record ActiveAt(long minute, Limits.Parameters parameters) {
     }
 
     /** {@code next} is the answer for every query in {@code [from, next)}. */
@@ -175,7 +207,7 @@ public final class Limit {
                                 + " entries set a capacity or a scale but no refill");
             }
         }
-        this.base = new Parameters(this.capacity * MILLI, this.refillAmount * MILLI,
+        this.base = new Limits.Parameters(this.capacity * MILLI, this.refillAmount * MILLI,
                 drips ? refillPeriod.toMillis() : 0);
     }
 
@@ -461,24 +493,24 @@ public final class Limit {
     }
 
     /** {@link #capacity()} in milli-tokens. */
-    public long capacityMilli() {
+    long capacityMilli() {
         return base.capacityMilli();
     }
 
     /** {@link #refillAmount()} in milli-tokens. */
-    public long refillAmountMilli() {
+    long refillAmountMilli() {
         return base.refillAmountMilli();
     }
 
     /** {@link #refillPeriod()} in whole milliseconds; zero for a quota. */
-    public long refillPeriodMillis() {
+    long refillPeriodMillis() {
         return base.refillPeriodMillis();
     }
 
     // ---- time-dependent parameters
 
     /** The parameters in force during the minute that contains {@code epochMillis}. */
-    public Parameters parametersAt(long epochMillis) {
+    Limits.Parameters parametersAt(long epochMillis) {
         if (schedule.isEmpty()) {
             return base;
         }
@@ -487,7 +519,7 @@ public final class Limit {
         if (cached != null && cached.minute() == minute) {
             return cached.parameters();
         }
-        Parameters parameters = base;
+        Limits.Parameters parameters = base;
         Instant instant = Instant.ofEpochMilli(epochMillis);
         for (ScheduleEntry entry : schedule) {
             if (entry.pattern().matches(instant, entry.zone())) {
@@ -499,12 +531,12 @@ public final class Limit {
         return parameters;
     }
 
-    private Parameters apply(ScheduleEntry entry) {
+    private Limits.Parameters apply(ScheduleEntry entry) {
         if (entry.isScaled()) {
-            return new Parameters(scale(base.capacityMilli(), entry.scale()),
+            return new Limits.Parameters(scale(base.capacityMilli(), entry.scale()),
                     base.drips() ? scale(base.refillAmountMilli(), entry.scale()) : 0, base.refillPeriodMillis());
         }
-        return new Parameters(entry.capacity() * MILLI,
+        return new Limits.Parameters(entry.capacity() * MILLI,
                 entry.refillPeriod() != null ? entry.refillAmount() * MILLI : base.refillAmountMilli(),
                 entry.refillPeriod() != null ? entry.refillPeriod().toMillis() : base.refillPeriodMillis());
     }
@@ -515,7 +547,7 @@ public final class Limit {
     }
 
     /** The largest capacity the limit has in any window, in milli-tokens: a request above it can never pass. */
-    public long maxCapacityMilli() {
+    long maxCapacityMilli() {
         long max = base.capacityMilli();
         for (ScheduleEntry entry : schedule) {
             max = Math.max(max, apply(entry).capacityMilli());
@@ -527,7 +559,7 @@ public final class Limit {
      * The first instant after {@code epochMillis} at which a schedule window opens or closes, so that the
      * parameters may change; {@link #NEVER} for an unscheduled limit.
      */
-    public long nextChangeAfter(long epochMillis) {
+    long nextChangeAfter(long epochMillis) {
         if (schedule.isEmpty()) {
             return NEVER;
         }
@@ -549,7 +581,7 @@ public final class Limit {
      * The first reset edge of a calendar quota (or window boundary of a fixed window) strictly after
      * {@code epochMillis}; {@link #NEVER} for other limits.
      */
-    public long nextResetAfter(long epochMillis) {
+    long nextResetAfter(long epochMillis) {
         if (fixedWindow != null) {
             return nextMultiple(epochMillis, windowMillis, windowPhase);
         }

@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.internal.resolution.ConfigResolver;
@@ -243,7 +244,7 @@ public final class RateLimiter {
         BucketState state = peek.snapshots().get(0).state();
         Map<String, Long> available = new LinkedHashMap<>();
         for (Limit limit : primary.limits()) {
-            available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limit.MILLI));
+            available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limits.MILLI));
         }
         return available;
     }
@@ -263,10 +264,10 @@ public final class RateLimiter {
         BucketState state = resolution.limits().isEmpty() ? null : store.peek(List.of(debit), now).get(0).state();
         List<LimitView> views = new ArrayList<>();
         for (Limit limit : resolution.limits()) {
-            Limit.Parameters p = limit.parametersAt(now);
+            Limits.Parameters p = Limits.parametersAt(limit, now);
             var limitState = state.limits().get(limit.name());
-            long available = Math.floorDiv(state.balanceMilli(limit.name()), Limit.MILLI);
-            long reset = limit.nextResetAfter(now);
+            long available = Math.floorDiv(state.balanceMilli(limit.name()), Limits.MILLI);
+            long reset = Limits.nextResetAfter(limit, now);
             String window = null;
             for (ScheduleEntry entry : limit.schedule()) {
                 if (entry.pattern().matches(Instant.ofEpochMilli(now), entry.zone())) {
@@ -274,14 +275,14 @@ public final class RateLimiter {
                     break;
                 }
             }
-            if (reset == Limit.NEVER && limitState != null && limitState.inWindow()) {
+            if (reset == Limits.NEVER && limitState != null && limitState.inWindow()) {
                 reset = limitState.windowStartMillis() + limit.resetAfter().orElseThrow().toMillis();
             }
-            views.add(new LimitView(limit.name(), p.capacityMilli() / Limit.MILLI, available,
-                    p.refillAmountMilli() / Limit.MILLI, p.drips() ? Duration.ofMillis(p.refillPeriodMillis()) : null,
+            views.add(new LimitView(limit.name(), p.capacityMilli() / Limits.MILLI, available,
+                    p.refillAmountMilli() / Limits.MILLI, p.drips() ? Duration.ofMillis(p.refillPeriodMillis()) : null,
                     limit.isSoft(), limit.isSoft() && available < 0, window,
-                    reset == Limit.NEVER ? null : Instant.ofEpochMilli(reset),
-                    limitState == null ? 0 : limitState.consumedMilli() / Limit.MILLI));
+                    reset == Limits.NEVER ? null : Instant.ofEpochMilli(reset),
+                    limitState == null ? 0 : limitState.consumedMilli() / Limits.MILLI));
         }
         long paused = RequestPlanner.pausedUntil(snapshot);
         return new BucketView(id, res, snapshot.entity(), resolution.source().name(), resolution.disabled(),

@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.internal.resolution.ConfigResolver;
@@ -98,8 +99,8 @@ final class RequestPlanner {
             Map<String, Long> sum = new HashMap<>(first.amountsMilli());
             second.amountsMilli().forEach((name, amount) -> {
                 long total = sum.merge(name, amount, BucketMath::saturatedAdd);
-                if (total > Limit.MAX_TOKENS * Limit.MILLI) {
-                    throw new ValidationException("consume." + name, total / Limit.MILLI, "the amounts that one"
+                if (total > Limit.MAX_TOKENS * Limits.MILLI) {
+                    throw new ValidationException("consume." + name, total / Limits.MILLI, "the amounts that one"
                             + " call's targets take from one limit of " + debit.key().entityId() + " on "
                             + debit.key().resource() + " add up to at most " + Limit.MAX_TOKENS);
                 }
@@ -132,11 +133,11 @@ final class RequestPlanner {
                 }
                 continue;
             }
-            long amountMilli = e.getValue() * Limit.MILLI;
-            if (amountMilli > limit.maxCapacityMilli() && !limit.isSoft()
+            long amountMilli = e.getValue() * Limits.MILLI;
+            if (amountMilli > Limits.maxCapacityMilli(limit) && !limit.isSoft()
                     && resolution.disabled() != DisabledMode.BYPASS) {
                 throw new UnsatisfiableRequestException(entityId, resource, limit.name(),
-                        limit.maxCapacityMilli() / Limit.MILLI, e.getValue());
+                        Limits.maxCapacityMilli(limit) / Limits.MILLI, e.getValue());
             }
             if (limit.isConcurrency() && e.getValue() > 1) {
                 throw new ValidationException("consume." + e.getKey(), e.getValue(), "a call takes one slot of a"
@@ -146,7 +147,7 @@ final class RequestPlanner {
         }
         for (Limit limit : resolution.limits()) {
             if (limit.isConcurrency() && !amounts.containsKey(limit.name())) {
-                amountsMilli.put(limit.name(), Limit.MILLI);
+                amountsMilli.put(limit.name(), Limits.MILLI);
             }
         }
         return new BucketDebit(new BucketKey(entityId, resource), resolution.bucketLimits(), amountsMilli,
@@ -180,8 +181,8 @@ final class RequestPlanner {
                 boolean exceeded = !admitted && BucketState.refuses(limit, amount, balance, debit.countOnly());
                 long wait = exceeded ? state.retryAfterMillis(limit, amount) : 0;
                 statuses.add(new LimitStatus(debit.key().entityId(), debit.key().resource(), limit.name(),
-                        limit.parametersAt(state.lastRefillMillis()).capacityMilli() / Limit.MILLI,
-                        Math.floorDiv(balance, Limit.MILLI), amount / Limit.MILLI, exceeded,
+                        Limits.parametersAt(limit, state.lastRefillMillis()).capacityMilli() / Limits.MILLI,
+                        Math.floorDiv(balance, Limits.MILLI), amount / Limits.MILLI, exceeded,
                         limit.isSoft(), Duration.ofMillis(wait)));
             }
         }

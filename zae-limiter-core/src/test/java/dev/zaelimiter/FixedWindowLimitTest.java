@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Limits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,13 +33,13 @@ class FixedWindowLimitTest {
         assertThat(limit.zone()).isEmpty();
         assertThat(limit.resetSchedule()).isEmpty();
         assertThat(limit.resetAfter()).isEmpty();
-        assertThat(limit.nextResetAfter(at("2026-06-15T10:00:00Z"))).isEqualTo(at("2026-06-15T10:00:10Z"));
-        assertThat(limit.nextResetAfter(at("2026-06-15T10:00:09.999Z"))).isEqualTo(at("2026-06-15T10:00:10Z"));
-        assertThat(limit.nextResetAfter(at("2026-06-15T10:00:10Z"))).isEqualTo(at("2026-06-15T10:00:20Z"));
-        assertThat(limit.nextResetAfter(-1)).isZero();
-        assertThat(limit.nextResetAfter(-10_001)).isEqualTo(-10_000);
-        assertThat(limit.nextResetAfter(Long.MAX_VALUE - 1)).isEqualTo(Limit.NEVER);
-        assertThat(limit.nextChangeAfter(0)).isEqualTo(Limit.NEVER);
+        assertThat(Limits.nextResetAfter(limit, at("2026-06-15T10:00:00Z"))).isEqualTo(at("2026-06-15T10:00:10Z"));
+        assertThat(Limits.nextResetAfter(limit, at("2026-06-15T10:00:09.999Z"))).isEqualTo(at("2026-06-15T10:00:10Z"));
+        assertThat(Limits.nextResetAfter(limit, at("2026-06-15T10:00:10Z"))).isEqualTo(at("2026-06-15T10:00:20Z"));
+        assertThat(Limits.nextResetAfter(limit, -1)).isZero();
+        assertThat(Limits.nextResetAfter(limit, -10_001)).isEqualTo(-10_000);
+        assertThat(Limits.nextResetAfter(limit, Long.MAX_VALUE - 1)).isEqualTo(Limits.NEVER);
+        assertThat(Limits.nextChangeAfter(limit, 0)).isEqualTo(Limits.NEVER);
         assertThat(limit).hasToString("Limit[per10s: 20 per fixed window of PT10S]");
     }
 
@@ -46,8 +47,8 @@ class FixedWindowLimitTest {
     void anOriginOnlyShiftsTheBoundaries() {
         Limit shifted = Limit.fixedWindow("m", 5, Duration.ofMinutes(1), Instant.parse("2026-06-15T10:00:30Z"));
         assertThat(shifted.fixedWindowOrigin()).contains(Instant.ofEpochSecond(30));
-        assertThat(shifted.nextResetAfter(at("2026-06-15T10:05:10Z"))).isEqualTo(at("2026-06-15T10:05:30Z"));
-        assertThat(shifted.nextResetAfter(at("2026-06-15T10:05:30Z"))).isEqualTo(at("2026-06-15T10:06:30Z"));
+        assertThat(Limits.nextResetAfter(shifted, at("2026-06-15T10:05:10Z"))).isEqualTo(at("2026-06-15T10:05:30Z"));
+        assertThat(Limits.nextResetAfter(shifted, at("2026-06-15T10:05:30Z"))).isEqualTo(at("2026-06-15T10:06:30Z"));
         assertThat(shifted).isEqualTo(Limit.fixedWindow("m", 5, Duration.ofMinutes(1), Instant.ofEpochSecond(-30)))
                 .hasSameHashCodeAs(Limit.fixedWindow("m", 5, Duration.ofMinutes(1), Instant.ofEpochSecond(90)))
                 .isNotEqualTo(Limit.fixedWindow("m", 5, Duration.ofMinutes(1)))
@@ -69,14 +70,14 @@ class FixedWindowLimitTest {
         assertThat(limit.withBurst(8).fixedWindow()).contains(Duration.ofSeconds(1));
         Limit scheduled = limit.withSchedule(ScheduleEntry.absolute("* 9-17 * * *", ZoneOffset.UTC, 50));
         assertThat(scheduled.fixedWindow()).contains(Duration.ofSeconds(1));
-        assertThat(scheduled.maxCapacityMilli()).isEqualTo(50 * Limit.MILLI);
+        assertThat(Limits.maxCapacityMilli(scheduled)).isEqualTo(50 * Limits.MILLI);
     }
 
     @Test
     void theShortestAndLongestWindowsAreAccepted() {
         assertThatCode(() -> Limit.fixedWindow("a", 1, Duration.ofMillis(1))).doesNotThrowAnyException();
         Limit longest = Limit.fixedWindow("b", 1, Limit.MAX_PERIOD);
-        assertThat(longest.nextResetAfter(0)).isEqualTo(Limit.MAX_PERIOD.toMillis());
+        assertThat(Limits.nextResetAfter(longest, 0)).isEqualTo(Limit.MAX_PERIOD.toMillis());
     }
 
     @ParameterizedTest

@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Limits;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,8 +22,8 @@ class LimitTest {
         Limit custom = Limit.custom("jobs", 5, 1, Duration.ofSeconds(30));
         assertThat(custom.capacity()).isEqualTo(5);
         assertThat(custom.refillAmount()).isEqualTo(1);
-        assertThat(custom.refillPeriodMillis()).isEqualTo(30_000);
-        assertThat(custom.capacityMilli()).isEqualTo(5_000);
+        assertThat(Limits.refillPeriodMillis(custom)).isEqualTo(30_000);
+        assertThat(Limits.capacityMilli(custom)).isEqualTo(5_000);
     }
 
     @Test
@@ -70,7 +71,7 @@ class LimitTest {
 
     @Test
     void capacityIsBoundedSoMilliTokensFitALong() {
-        assertThat(Limit.perDay("big", Limit.MAX_TOKENS).capacityMilli()).isEqualTo(Limit.MAX_TOKENS * 1000);
+        assertThat(Limits.capacityMilli(Limit.perDay("big", Limit.MAX_TOKENS))).isEqualTo(Limit.MAX_TOKENS * 1000);
         assertThatThrownBy(() -> Limit.perDay("big", Limit.MAX_TOKENS + 1)).isInstanceOf(ValidationException.class);
     }
 

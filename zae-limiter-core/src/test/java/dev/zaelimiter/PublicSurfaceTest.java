@@ -57,6 +57,24 @@ class PublicSurfaceTest {
     }
 
     @Test
+    void limitIsAPlainValueWithoutTheEnginesTimeEvaluation() {
+        Set<String> publicMembers = new TreeSet<>();
+        for (Method m : Limit.class.getDeclaredMethods()) {
+            if (Modifier.isPublic(m.getModifiers())) {
+                publicMembers.add(m.getName());
+            }
+        }
+        for (Field f : Limit.class.getDeclaredFields()) {
+            if (Modifier.isPublic(f.getModifiers())) {
+                publicMembers.add(f.getName());
+            }
+        }
+        assertThat(publicMembers).doesNotContain("parametersAt", "capacityMilli", "refillAmountMilli",
+                "refillPeriodMillis", "maxCapacityMilli", "nextChangeAfter", "nextResetAfter", "MILLI", "NEVER");
+        assertThat(Limit.class.getDeclaredClasses()).noneMatch(c -> Modifier.isPublic(c.getModifiers()));
+    }
+
+    @Test
     void noExportedSignatureMentionsAnInternalType() throws Exception {
         List<String> leaks = new ArrayList<>();
         for (Class<?> type : publicTypes()) {

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.Limit;
 
@@ -70,7 +71,7 @@ public sealed class BucketState permits BucketState.Refilled {
     public static BucketState fresh(List<Limit> limits, long now) {
         Map<String, LimitState> states = new HashMap<>(limits.size() * 2);
         for (Limit limit : limits) {
-            states.put(limit.name(), new LimitState(limit.parametersAt(now).capacityMilli(), 0));
+            states.put(limit.name(), new LimitState(Limits.parametersAt(limit, now).capacityMilli(), 0));
         }
         return new Refilled(now, states, new BucketState(now, Map.of()));
     }
@@ -88,7 +89,7 @@ public sealed class BucketState permits BucketState.Refilled {
         Map<String, LimitState> states = new HashMap<>(limits.size() * 2);
         for (Limit limit : limits) {
             LimitState old = this.limits.get(limit.name());
-            Limit.Parameters p = limit.parametersAt(Math.max(now, lastRefillMillis));
+            Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, lastRefillMillis));
             LimitState next;
             if (limit.isConcurrency()) {
                 next = slots(limit, old, Math.max(now, lastRefillMillis), p.capacityMilli());
@@ -99,7 +100,7 @@ public sealed class BucketState permits BucketState.Refilled {
                         p.refillPeriodMillis(), lastRefillMillis, now);
                 next = balance == old.balanceMilli() ? old
                         : new LimitState(balance, old.consumedMilli(), old.windowStartMillis());
-            } else if (now > lastRefillMillis && limit.nextResetAfter(lastRefillMillis) <= now) {
+            } else if (now > lastRefillMillis && Limits.nextResetAfter(limit, lastRefillMillis) <= now) {
                 next = new LimitState(p.capacityMilli(), old.consumedMilli());
             } else if (old.inWindow() && now >= sessionEnd(limit, old)) {
                 next = new LimitState(p.capacityMilli(), old.consumedMilli());
@@ -130,7 +131,7 @@ public sealed class BucketState permits BucketState.Refilled {
                 break;
             }
         }
-        long free = capacityMilli - live.size() * Limit.MILLI;
+        long free = capacityMilli - live.size() * Limits.MILLI;
         return new LimitState(free, old.consumedMilli(), LimitState.NO_WINDOW, live);
     }
 
@@ -227,7 +228,7 @@ public sealed class BucketState permits BucketState.Refilled {
             if (own == null || seen == null || seen.balanceMilli() <= own.balanceMilli()) {
                 continue;
             }
-            long capacity = limit.parametersAt(lastRefillMillis).capacityMilli();
+            long capacity = Limits.parametersAt(limit, lastRefillMillis).capacityMilli();
             long balance = Math.max(own.balanceMilli(), Math.min(seen.balanceMilli(), capacity));
             states.put(limit.name(), new LimitState(balance, own.consumedMilli(), own.windowStartMillis(),
                     own.holders()));
@@ -258,7 +259,7 @@ public sealed class BucketState permits BucketState.Refilled {
                 if (state != null && leaseId != null && state.holders().containsKey(leaseId)) {
                     Map<String, Long> holders = new HashMap<>(state.holders());
                     holders.remove(leaseId);
-                    released.put(limit.name(), new LimitState(state.balanceMilli() + Limit.MILLI,
+                    released.put(limit.name(), new LimitState(state.balanceMilli() + Limits.MILLI,
                             state.consumedMilli(), LimitState.NO_WINDOW, holders));
                 }
             }
@@ -268,7 +269,7 @@ public sealed class BucketState permits BucketState.Refilled {
         states.putAll(released);
         for (Limit limit : limits) {
             LimitState state = states.get(limit.name());
-            long capacity = limit.parametersAt(lastRefillMillis).capacityMilli();
+            long capacity = Limits.parametersAt(limit, lastRefillMillis).capacityMilli();
             if (state != null && state.balanceMilli() > capacity) {
                 state = new LimitState(capacity, state.consumedMilli(), state.windowStartMillis(), state.holders());
                 states.put(limit.name(), state);
@@ -322,7 +323,7 @@ public sealed class BucketState permits BucketState.Refilled {
     public boolean isFull(List<Limit> limits) {
         for (Limit limit : limits) {
             LimitState state = this.limits.get(limit.name());
-            if (state == null || state.balanceMilli() < limit.parametersAt(lastRefillMillis).capacityMilli()) {
+            if (state == null || state.balanceMilli() < Limits.parametersAt(limit, lastRefillMillis).capacityMilli()) {
                 return false;
             }
         }
@@ -363,19 +364,19 @@ public sealed class BucketState permits BucketState.Refilled {
         if (balanceMilli(limit.name()) >= needMilli) {
             return 0;
         }
-        if (needMilli > limit.maxCapacityMilli()) {
+        if (needMilli > Limits.maxCapacityMilli(limit)) {
             return BucketMath.NEVER;
         }
         BucketState stored = origin();
         long now = lastRefillMillis;
         long from = now;
         for (int step = 0; step < MAX_SCHEDULE_STEPS; step++) {
-            long until = limit.nextChangeAfter(from);
+            long until = Limits.nextChangeAfter(limit, from);
             long admitted = stored.firstAdmission(limit, needMilli, from, until, step == 0 ? this : null);
             if (admitted != BucketMath.NEVER) {
                 return admitted - now;
             }
-            if (until == Limit.NEVER) {
+            if (until == Limits.NEVER) {
                 return BucketMath.NEVER;
             }
             from = until;
@@ -391,7 +392,7 @@ public sealed class BucketState permits BucketState.Refilled {
      * with {@link #refilled} itself. {@code knownAtFrom}, when given, is this state refilled to {@code from}.
      */
     private long firstAdmission(Limit limit, long needMilli, long from, long until, BucketState knownAtFrom) {
-        Limit.Parameters p = limit.parametersAt(from);
+        Limits.Parameters p = Limits.parametersAt(limit, from);
         if (needMilli > p.capacityMilli()) {
             return BucketMath.NEVER;
         }
@@ -411,7 +412,7 @@ public sealed class BucketState permits BucketState.Refilled {
                     p.capacityMilli(), p.refillAmountMilli(), p.refillPeriodMillis(), lastRefillMillis);
             candidates = new long[] {from, BucketMath.saturatedAdd(lastRefillMillis, wait)};
         } else {
-            candidates = new long[] {from, limit.nextResetAfter(lastRefillMillis),
+            candidates = new long[] {from, Limits.nextResetAfter(limit, lastRefillMillis),
                     state.inWindow() ? sessionEnd(limit, state) : Long.MAX_VALUE};
         }
         Arrays.sort(candidates);

@@ -1,5 +1,6 @@
 package dev.zaelimiter.contract;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Availability;
 import dev.zaelimiter.Lease;
@@ -631,9 +632,9 @@ public abstract class ScheduleContract extends StoreContractSupport {
     private Map<String, Long> consumed(List<Limit> limits) {
         BucketDebit peek = new BucketDebit(new BucketKey("user-1", RESOURCE), limits, Map.of(), false, true);
         Map<String, LimitState> states = store.peek(List.of(peek), clock.millis()).get(0).state().limits();
-        return Map.of("daily", states.get("daily").consumedMilli() / Limit.MILLI,
-                "soft", states.get("soft").consumedMilli() / Limit.MILLI,
-                "session", states.get("session").consumedMilli() / Limit.MILLI);
+        return Map.of("daily", states.get("daily").consumedMilli() / Limits.MILLI,
+                "soft", states.get("soft").consumedMilli() / Limits.MILLI,
+                "session", states.get("session").consumedMilli() / Limits.MILLI);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.ExactBucketReference;
 import static dev.zaelimiter.internal.algorithm.ExactBucketReference.big;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -89,7 +90,7 @@ class BucketStateProperties {
         Map<String, BigInteger> balance = new HashMap<>();
         Map<String, BigInteger> consumed = new HashMap<>();
         for (Limit limit : LIMITS) {
-            balance.put(limit.name(), big(limit.capacityMilli()));
+            balance.put(limit.name(), big(Limits.capacityMilli(limit)));
             consumed.put(limit.name(), BigInteger.ZERO);
         }
 
@@ -99,8 +100,8 @@ class BucketStateProperties {
                 state = state.refilled(LIMITS, clock);
                 for (Limit limit : LIMITS) {
                     balance.put(limit.name(), ExactBucketReference.refill(
-                            balance.get(limit.name()).longValueExact(), limit.capacityMilli(),
-                            limit.refillAmountMilli(), limit.refillPeriodMillis(), modelLast, clock));
+                            balance.get(limit.name()).longValueExact(), Limits.capacityMilli(limit),
+                            Limits.refillAmountMilli(limit), Limits.refillPeriodMillis(limit), modelLast, clock));
                 }
                 modelLast = Math.max(modelLast, clock);
             } else if (op instanceof Debit debit) {
@@ -130,7 +131,7 @@ class BucketStateProperties {
                 assertThat(big(s.consumedMilli())).as("consumed of %s after %s", limit.name(), op)
                         .isEqualTo(consumed.get(limit.name()));
                 if (!(op instanceof Debit)) {
-                    assertThat(s.balanceMilli()).isLessThanOrEqualTo(limit.capacityMilli());
+                    assertThat(s.balanceMilli()).isLessThanOrEqualTo(Limits.capacityMilli(limit));
                 }
             }
         }
@@ -146,7 +147,7 @@ class BucketStateProperties {
             consumed.merge(limit.name(), big(amount), BigInteger::add);
             if (!countOnly) {
                 BigInteger b = balance.get(limit.name()).subtract(big(amount));
-                balance.put(limit.name(), capAtCapacity ? b.min(big(limit.capacityMilli())) : b);
+                balance.put(limit.name(), capAtCapacity ? b.min(big(Limits.capacityMilli(limit))) : b);
             }
         }
     }
@@ -173,8 +174,8 @@ class BucketStateProperties {
             assertThat(refilled.limits().get(limit.name()).consumedMilli())
                     .isEqualTo(state.limits().get(limit.name()).consumedMilli());
             assertThat(refilled.balanceMilli(limit.name()))
-                    .isGreaterThanOrEqualTo(Math.min(state.balanceMilli(limit.name()), limit.capacityMilli()))
-                    .isLessThanOrEqualTo(limit.capacityMilli());
+                    .isGreaterThanOrEqualTo(Math.min(state.balanceMilli(limit.name()), Limits.capacityMilli(limit)))
+                    .isLessThanOrEqualTo(Limits.capacityMilli(limit));
         }
         // a countOnly debit changes no balance: refilling before or after it gives the same balances
         Map<String, Long> taken = Map.of("a", 1_234L, "b", 99_999L);
@@ -227,14 +228,14 @@ class BucketStateProperties {
             @ForAll @DoubleRange(min = 0, max = 1, maxIncluded = true) double needShare,
             @ForAll @LongRange(min = 0, max = 3_600_000) long storedAfter,
             @ForAll @LongRange(min = 0, max = 7_200_000) long later) {
-        long capacity = limit.capacityMilli();
+        long capacity = Limits.capacityMilli(limit);
         long last = NOW + storedAfter;
         BucketState stored = new BucketState(last, Map.of("x", new LimitState((long) (balanceShare * capacity), 0)));
         // windows repeat every hour; a request above what some minute of the hour allows never passes (an entry
         // can be shadowed by an earlier one, so this can be less than maxCapacityMilli)
         long reachable = 0;
         for (int minute = 0; minute < 60; minute++) {
-            reachable = Math.max(reachable, limit.parametersAt(NOW + minute * 60_000L).capacityMilli());
+            reachable = Math.max(reachable, Limits.parametersAt(limit, NOW + minute * 60_000L).capacityMilli());
         }
         long need = Math.max(1, (long) Math.ceil(needShare * reachable));
         RetryAfterOracle.bounded.clear();

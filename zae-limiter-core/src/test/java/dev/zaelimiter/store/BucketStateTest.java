@@ -1,5 +1,6 @@
 package dev.zaelimiter.store;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -32,9 +33,9 @@ class BucketStateTest {
 
     /** Milli-tokens a limit earns over {@code elapsed} ms, for spans where the rate divides exactly. */
     static long earned(Limit limit, long elapsed) {
-        long numerator = elapsed * limit.refillAmountMilli();
-        assertThat(numerator % limit.refillPeriodMillis()).as("test spans are whole milli-tokens").isZero();
-        return numerator / limit.refillPeriodMillis();
+        long numerator = elapsed * Limits.refillAmountMilli(limit);
+        assertThat(numerator % Limits.refillPeriodMillis(limit)).as("test spans are whole milli-tokens").isZero();
+        return numerator / Limits.refillPeriodMillis(limit);
     }
 
     static BucketState state(long last, Object... nameBalanceConsumed) {
@@ -57,8 +58,8 @@ class BucketStateTest {
             assertThat(fresh.limits()).containsOnlyKeys("rps", "tpm", "daily");
             for (Limit limit : LIMITS) {
                 assertThat(fresh.limits().get(limit.name()))
-                        .isEqualTo(new LimitState(limit.capacity() * Limit.MILLI, 0));
-                assertThat(fresh.balanceMilli(limit.name())).isEqualTo(limit.capacity() * Limit.MILLI);
+                        .isEqualTo(new LimitState(limit.capacity() * Limits.MILLI, 0));
+                assertThat(fresh.balanceMilli(limit.name())).isEqualTo(limit.capacity() * Limits.MILLI);
             }
             assertThat(fresh.isFull(LIMITS)).isTrue();
         }
@@ -104,7 +105,7 @@ class BucketStateTest {
             BucketState state = state(NOW, "rps", 9_000, 1_000, "tpm", 0, 12_000_000, "daily", 0, 100_000);
             BucketState refilled = state.refilled(LIMITS, NOW + 10 * 86_400_000L);
             for (Limit limit : LIMITS) {
-                assertThat(refilled.balanceMilli(limit.name())).isEqualTo(limit.capacityMilli());
+                assertThat(refilled.balanceMilli(limit.name())).isEqualTo(Limits.capacityMilli(limit));
             }
             assertThat(refilled.isFull(LIMITS)).isTrue();
         }
@@ -122,7 +123,7 @@ class BucketStateTest {
         void addsANewLimitFull() {
             BucketState state = BucketState.fresh(List.of(RPS), NOW).debited(LIMITS, Map.of("rps", 4_000L), false);
             BucketState refilled = state.refilled(List.of(RPS, TPM), NOW + 100);
-            assertThat(refilled.limits().get("tpm")).isEqualTo(new LimitState(TPM.capacityMilli(), 0));
+            assertThat(refilled.limits().get("tpm")).isEqualTo(new LimitState(Limits.capacityMilli(TPM), 0));
             assertThat(refilled.limits().get("rps")).isEqualTo(new LimitState(6_000 + earned(RPS, 100), 4_000));
         }
 
@@ -141,7 +142,7 @@ class BucketStateTest {
             Limit lowered = TPM.withBurst(1_000);
             for (long now : new long[] {NOW, NOW + 1, NOW + 60_000, NOW - 5_000}) {
                 BucketState refilled = state.refilled(List.of(lowered), now);
-                assertThat(refilled.balanceMilli("tpm")).as("at %d", now).isEqualTo(lowered.capacityMilli());
+                assertThat(refilled.balanceMilli("tpm")).as("at %d", now).isEqualTo(Limits.capacityMilli(lowered));
                 assertThat(refilled.isFull(List.of(lowered))).isTrue();
             }
         }
@@ -242,10 +243,10 @@ class BucketStateTest {
         void takesTheAmountsAndCountsThem() {
             BucketState state = BucketState.fresh(LIMITS, NOW);
             BucketState debited = state.debited(LIMITS, Map.of("rps", 1_000L, "tpm", 500_000L), false);
-            assertThat(debited.limits().get("rps")).isEqualTo(new LimitState(RPS.capacityMilli() - 1_000, 1_000));
-            assertThat(debited.limits().get("tpm")).isEqualTo(new LimitState(TPM.capacityMilli() - 500_000,
+            assertThat(debited.limits().get("rps")).isEqualTo(new LimitState(Limits.capacityMilli(RPS) - 1_000, 1_000));
+            assertThat(debited.limits().get("tpm")).isEqualTo(new LimitState(Limits.capacityMilli(TPM) - 500_000,
                     500_000));
-            assertThat(debited.limits().get("daily")).isEqualTo(new LimitState(DAILY.capacityMilli(), 0));
+            assertThat(debited.limits().get("daily")).isEqualTo(new LimitState(Limits.capacityMilli(DAILY), 0));
             assertThat(debited.lastRefillMillis()).isEqualTo(NOW);
             assertThat(debited.isFull(LIMITS)).isFalse();
             // the original is untouched
@@ -258,7 +259,7 @@ class BucketStateTest {
             for (int i = 0; i < 25; i++) {
                 state = state.debited(LIMITS, Map.of("rps", 1_000L), false);
             }
-            assertThat(state.limits().get("rps")).isEqualTo(new LimitState(RPS.capacityMilli() - 25_000, 25_000));
+            assertThat(state.limits().get("rps")).isEqualTo(new LimitState(Limits.capacityMilli(RPS) - 25_000, 25_000));
         }
 
         @Test
@@ -297,7 +298,7 @@ class BucketStateTest {
 
         @Test
         void aNegativeAdjustmentGivesBackButNeverAboveCapacity() {
-            long cap = TPM.capacityMilli();
+            long cap = Limits.capacityMilli(TPM);
             BucketState state = state(NOW, "tpm", cap - 100_000, 500_000);
             BucketState partly = state.adjusted(List.of(TPM), Map.of("tpm", -60_000L), false);
             assertThat(partly.limits().get("tpm")).isEqualTo(new LimitState(cap - 40_000, 440_000));
@@ -329,7 +330,7 @@ class BucketStateTest {
             // a rollback of everything leaves nothing consumed
             state = state.adjusted(List.of(TPM), Map.of("tpm", -340_000L), false);
             assertThat(state.limits().get("tpm").consumedMilli()).isZero();
-            assertThat(state.balanceMilli("tpm")).isEqualTo(TPM.capacityMilli());
+            assertThat(state.balanceMilli("tpm")).isEqualTo(Limits.capacityMilli(TPM));
         }
 
         @Test
@@ -348,7 +349,7 @@ class BucketStateTest {
         static final long MINUTE = 60_000;
 
         static LimitState slots(Map<String, Long> holders) {
-            return new LimitState(0, holders.size() * Limit.MILLI, LimitState.NO_WINDOW, holders);
+            return new LimitState(0, holders.size() * Limits.MILLI, LimitState.NO_WINDOW, holders);
         }
 
         @Test
@@ -413,7 +414,7 @@ class BucketStateTest {
                     "a", TEN + 30_000, "b", TEN + 60_000, "c", TEN + 90_000))));
             BucketState seen = stored.refilled(List.of(inflight), now);
             assertThat(seen.balanceMilli("inflight")).isZero();
-            assertThat(seen.retryAfterMillis(inflight, Limit.MILLI)).as("all three gone: one slot from 10:00")
+            assertThat(seen.retryAfterMillis(inflight, Limits.MILLI)).as("all three gone: one slot from 10:00")
                     .isEqualTo(100_000);
         }
 
@@ -467,8 +468,8 @@ class BucketStateTest {
                     for (long balance : balances) {
                         BucketState stored = stored(limit, last, balance);
                         for (long delta : later) {
-                            for (long need = 500; need <= limit.maxCapacityMilli(); need += 500) {
-                                if (limit.isConcurrency() && need != Limit.MILLI) {
+                            for (long need = 500; need <= Limits.maxCapacityMilli(limit); need += 500) {
+                                if (limit.isConcurrency() && need != Limits.MILLI) {
                                     continue;
                                 }
                                 RetryAfterOracle.assertExact(stored, limit, last + delta, need, 1_000);

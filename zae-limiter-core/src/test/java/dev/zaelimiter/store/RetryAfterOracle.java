@@ -1,5 +1,6 @@
 package dev.zaelimiter.store;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,8 +30,8 @@ final class RetryAfterOracle {
     /** The end of the last segment the walk may examine from {@code now}: where it stops when nothing passes. */
     static long walkLimit(Limit limit, long now) {
         long t = now;
-        for (int i = 0; i < BucketState.MAX_SCHEDULE_STEPS && t != Limit.NEVER; i++) {
-            t = limit.nextChangeAfter(t);
+        for (int i = 0; i < BucketState.MAX_SCHEDULE_STEPS && t != Limits.NEVER; i++) {
+            t = Limits.nextChangeAfter(limit, t);
         }
         return t;
     }

@@ -1,5 +1,6 @@
 package dev.zaelimiter.internal.algorithm;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.Limit;
 
 import java.math.BigInteger;
@@ -24,7 +25,7 @@ public final class FullAt {
     }
 
     /** Milli-tokens the limit has credited from the epoch to {@code instant}, rounded down. */
-    public static BigInteger grid(long instant, Limit.Parameters p) {
+    public static BigInteger grid(long instant, Limits.Parameters p) {
         long hi = Math.multiplyHigh(instant, p.refillAmountMilli());
         long lo = instant * p.refillAmountMilli();
         if (hi == 0 && lo >= 0) {
@@ -36,7 +37,7 @@ public final class FullAt {
     }
 
     /** The balance at {@code instant} of a bucket full at {@code fullAt}: never above capacity, saturating below. */
-    public static long balance(BigInteger fullAt, long instant, Limit.Parameters p) {
+    public static long balance(BigInteger fullAt, long instant, Limits.Parameters p) {
         BigInteger deficit = fullAt.subtract(grid(instant, p));
         if (deficit.signum() <= 0) {
             return p.capacityMilli();
@@ -46,7 +47,7 @@ public final class FullAt {
     }
 
     /** Where a bucket holding {@code balance} at {@code instant} is full again; a full one is full at once. */
-    public static BigInteger of(long balance, long instant, Limit.Parameters p) {
+    public static BigInteger of(long balance, long instant, Limits.Parameters p) {
         BigInteger grid = grid(instant, p);
         if (balance >= p.capacityMilli()) {
             return grid;

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.internal.algorithm.FullAt;
@@ -196,7 +197,7 @@ final class BucketItems {
                 continue;
             }
             add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
-            Limit.Parameters p = limit.parametersAt(now);
+            Limits.Parameters p = Limits.parametersAt(limit, now);
             if (debit.countOnly()) {
                 if (p.drips()) {
                     set.add(e.name(ItemCodec.PARAMETERS + limit.name()) + " = " + e.value(ItemCodec.parameters(p)));
@@ -308,7 +309,7 @@ final class BucketItems {
      * amount; taking from a busy one adds the amount, and a hard limit requires that the point stays within one
      * capacity of now. Giving back subtracts, or sets the point to now when that would go past it (full).
      */
-    private static void dripUpdate(Expression e, String name, Limit.Parameters p, long amount, long now,
+    private static void dripUpdate(Expression e, String name, Limits.Parameters p, long amount, long now,
             BucketState guess, boolean hard, StringJoiner set, StringJoiner onLimits) {
         String fullAt = e.name(ItemCodec.FULL_AT + name);
         BigInteger grid = FullAt.grid(now, p);
@@ -366,7 +367,7 @@ final class BucketItems {
         }
         set.add(slot + " = " + e.value(ItemCodec.number(now + limit.leaseTimeout().orElseThrow().toMillis())));
         add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
-        long slots = limit.parametersAt(now).capacityMilli() / Limit.MILLI;
+        long slots = Limits.parametersAt(limit, now).capacityMilli() / Limits.MILLI;
         condition.add(limit.isSoft() ? "attribute_exists(" + holders + ")"
                 : "size(" + holders + ") < " + e.value(ItemCodec.number(slots)));
     }
@@ -423,8 +424,8 @@ final class BucketItems {
     private long deadline(List<Limit> limits, BucketState state, long now) {
         long deadline = now + stampTtlMillis;
         for (Limit limit : limits) {
-            deadline = Math.min(deadline, limit.nextChangeAfter(now));
-            deadline = Math.min(deadline, limit.nextResetAfter(now));
+            deadline = Math.min(deadline, Limits.nextChangeAfter(limit, now));
+            deadline = Math.min(deadline, Limits.nextResetAfter(limit, now));
             LimitState s = state.limits().get(limit.name());
             if (s != null && s.inWindow() && limit.resetAfter().isPresent()) {
                 deadline = Math.min(deadline, s.windowStartMillis() + limit.resetAfter().get().toMillis());
@@ -438,15 +439,15 @@ final class BucketItems {
         long horizon = HOUR;
         for (Limit limit : limits) {
             if (limit.refillAmount() > 0) {
-                long fill = Math.multiplyHigh(limit.capacityMilli(), limit.refillPeriodMillis()) == 0
-                        ? limit.capacityMilli() * limit.refillPeriodMillis() / limit.refillAmountMilli()
+                long fill = Math.multiplyHigh(Limits.capacityMilli(limit), Limits.refillPeriodMillis(limit)) == 0
+                        ? Limits.capacityMilli(limit) * Limits.refillPeriodMillis(limit) / Limits.refillAmountMilli(limit)
                         : Long.MAX_VALUE / 4;
                 horizon = Math.max(horizon, Math.min(Long.MAX_VALUE / 4, 2 * fill + HOUR));
             } else if (limit.resetAfter().isPresent()) {
                 horizon = Math.max(horizon, 2 * limit.resetAfter().get().toMillis() + HOUR);
             } else {
-                long reset = limit.nextResetAfter(now);
-                horizon = Math.max(horizon, reset == Limit.NEVER ? Long.MAX_VALUE / 4 : reset - now + 24 * HOUR);
+                long reset = Limits.nextResetAfter(limit, now);
+                horizon = Math.max(horizon, reset == Limits.NEVER ? Long.MAX_VALUE / 4 : reset - now + 24 * HOUR);
             }
         }
         return Math.min(horizon, 10L * 366 * 24 * HOUR);

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
@@ -83,7 +84,7 @@ final class ItemCodec {
             m.put("c", number(limit.capacity()));
             if (limit.refillAmount() > 0) {
                 m.put("a", number(limit.refillAmount()));
-                m.put("p", number(limit.refillPeriodMillis()));
+                m.put("p", number(Limits.refillPeriodMillis(limit)));
             }
             if (limit.isSoft()) {
                 m.put("s", AttributeValue.fromBool(true));
@@ -238,7 +239,7 @@ final class ItemCodec {
                 balances.put(attribute.substring(2), parameters(e.getValue(), attribute).capacityMilli());
             } else if (attribute.startsWith(FULL_AT)) {
                 String name = attribute.substring(2);
-                Limit.Parameters p = parameters(item.get(PARAMETERS + name), attribute);
+                Limits.Parameters p = parameters(item.get(PARAMETERS + name), attribute);
                 balances.put(name, FullAt.balance(bigOf(e.getValue()), at, p));
             } else if (attribute.startsWith(CONSUMED)) {
                 consumed.put(attribute.substring(2), longOf(e.getValue()));
@@ -270,7 +271,7 @@ final class ItemCodec {
         for (Map.Entry<String, LimitState> e : state.limits().entrySet()) {
             LimitState s = e.getValue();
             Limit limit = find(e.getKey(), limits);
-            Limit.Parameters p = limit == null ? null : limit.parametersAt(at);
+            Limits.Parameters p = limit == null ? null : Limits.parametersAt(limit, at);
             if (p != null && p.drips() && !limit.isConcurrency()) {
                 item.put(FULL_AT + e.getKey(), number(FullAt.of(s.balanceMilli(), at, p)));
                 item.put(PARAMETERS + e.getKey(), parameters(p));
@@ -299,15 +300,15 @@ final class ItemCodec {
     }
 
     /** The parameters a full-at point is measured in, as one string attribute. */
-    static AttributeValue parameters(Limit.Parameters p) {
+    static AttributeValue parameters(Limits.Parameters p) {
         return AttributeValue.fromS(p.capacityMilli() + ":" + p.refillAmountMilli() + ":" + p.refillPeriodMillis());
     }
 
-    private static Limit.Parameters parameters(AttributeValue value, String attribute) {
+    private static Limits.Parameters parameters(AttributeValue value, String attribute) {
         String[] parts = value == null || value.s() == null ? new String[0] : value.s().split(":");
         try {
             if (parts.length == 3) {
-                Limit.Parameters p = new Limit.Parameters(Long.parseLong(parts[0]), Long.parseLong(parts[1]),
+                Limits.Parameters p = new Limits.Parameters(Long.parseLong(parts[0]), Long.parseLong(parts[1]),
                         Long.parseLong(parts[2]));
                 if (p.capacityMilli() > 0 && p.refillAmountMilli() > 0 && p.refillPeriodMillis() > 0) {
                     return p;

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.store.BucketState;
@@ -214,7 +215,7 @@ final class KnownBuckets {
     private static long pause(BucketDebit debit, long now) {
         long pause = MAX_PAUSE_MILLIS;
         for (Limit limit : debit.limits()) {
-            Limit.Parameters p = limit.parametersAt(now);
+            Limits.Parameters p = Limits.parametersAt(limit, now);
             if (!limit.isSoft() && p.drips()) {
                 double fill = (double) p.capacityMilli() * p.refillPeriodMillis() / p.refillAmountMilli();
                 pause = Math.min(pause, (long) (fill / 4));

@@ -1,5 +1,6 @@
 package dev.zaelimiter.internal.algorithm;
 
+import dev.zaelimiter.internal.Limits;
 import static dev.zaelimiter.internal.algorithm.ExactBucketReference.big;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,7 +23,7 @@ import net.jqwik.api.constraints.LongRange;
  */
 class BucketMathProperties {
 
-    static final long MAX_MILLI = Limit.MAX_TOKENS * Limit.MILLI;
+    static final long MAX_MILLI = Limit.MAX_TOKENS * Limits.MILLI;
     static final long SECOND = 1_000L;
     static final long DAY = 86_400_000L;
     static final long YEAR = 365 * DAY;
@@ -41,7 +42,7 @@ class BucketMathProperties {
     Arbitrary<Long> capacities() {
         return Arbitraries.frequencyOf(
                 Tuple.of(3, Arbitraries.longs().between(1, 100_000_000)),
-                Tuple.of(2, Arbitraries.longs().between(1, Limit.MAX_TOKENS).map(t -> t * Limit.MILLI)),
+                Tuple.of(2, Arbitraries.longs().between(1, Limit.MAX_TOKENS).map(t -> t * Limits.MILLI)),
                 Tuple.of(2, Arbitraries.longs().between(1, MAX_MILLI)),
                 Tuple.of(1, Arbitraries.of(1L, 1_000L, MAX_MILLI - 1, MAX_MILLI)));
     }

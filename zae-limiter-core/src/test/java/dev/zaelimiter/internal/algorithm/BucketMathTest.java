@@ -1,5 +1,6 @@
 package dev.zaelimiter.internal.algorithm;
 
+import dev.zaelimiter.internal.Limits;
 import static dev.zaelimiter.internal.algorithm.ExactBucketReference.big;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,7 +24,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class BucketMathTest {
 
     /** The largest capacity or refill amount a {@link Limit} can have, in milli-tokens. */
-    static final long MAX_MILLI = Limit.MAX_TOKENS * Limit.MILLI;
+    static final long MAX_MILLI = Limit.MAX_TOKENS * Limits.MILLI;
 
     static final long SECOND = 1_000L;
     static final long MINUTE = 60 * SECOND;
@@ -52,7 +53,7 @@ class BucketMathTest {
         @Test
         void creditsElapsedTimesRateForWholeSpans() {
             // 10 tokens per second = 10 milli-tokens per millisecond
-            long amount = 10 * Limit.MILLI;
+            long amount = 10 * Limits.MILLI;
             assertThat(BucketMath.refill(0, 100_000, amount, SECOND, NOW, NOW + 1)).isEqualTo(10);
             assertThat(BucketMath.refill(0, 100_000, amount, SECOND, NOW, NOW + 250)).isEqualTo(250 * 10);
             assertThat(BucketMath.refill(0, 100_000, amount, SECOND, NOW, NOW + 3 * SECOND)).isEqualTo(3 * amount);
@@ -530,11 +531,11 @@ class BucketMathTest {
     void limitFactoriesFeedTheMathInMilliTokens() {
         // the bridge the stores use: a Limit's milli-token view drives the math to the rate the Limit promises
         Limit tpm = Limit.perMinute("tpm", 6_000).withBurst(10_000);
-        long got = BucketMath.refill(0, tpm.capacityMilli(), tpm.refillAmountMilli(), tpm.refillPeriodMillis(),
+        long got = BucketMath.refill(0, Limits.capacityMilli(tpm), Limits.refillAmountMilli(tpm), Limits.refillPeriodMillis(tpm),
                 NOW, NOW + 30 * SECOND);
-        assertThat(got).isEqualTo(3_000 * Limit.MILLI); // half a minute of 6000/min
+        assertThat(got).isEqualTo(3_000 * Limits.MILLI); // half a minute of 6000/min
         Limit custom = Limit.custom("jobs", 7, 7, Duration.ofSeconds(3));
-        assertThat(BucketMath.refill(0, custom.capacityMilli(), custom.refillAmountMilli(),
-                custom.refillPeriodMillis(), 0, 3 * SECOND)).isEqualTo(7 * Limit.MILLI);
+        assertThat(BucketMath.refill(0, Limits.capacityMilli(custom), Limits.refillAmountMilli(custom),
+                Limits.refillPeriodMillis(custom), 0, 3 * SECOND)).isEqualTo(7 * Limits.MILLI);
     }
 }

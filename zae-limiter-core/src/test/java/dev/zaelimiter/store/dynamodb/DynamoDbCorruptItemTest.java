@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.Lease;
@@ -175,7 +176,7 @@ class DynamoDbCorruptItemTest {
         assertThatThrownBy(() -> block.acquire(USER, RESOURCE, Map.of("rpm", 1L)))
                 .isInstanceOfSatisfying(RateLimitExceededException.class, e -> assertThat(e.statuses())
                         .singleElement().satisfies(s -> assertThat(s.available())
-                                .isEqualTo(Math.floorDiv(Long.MIN_VALUE, Limit.MILLI))));
+                                .isEqualTo(Math.floorDiv(Long.MIN_VALUE, Limits.MILLI))));
 
         block.admin().resetBucket(USER, RESOURCE);
         damageBucket("b_rpm", AttributeValue.fromN("4500.5"));
