@@ -16,6 +16,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.math.BigInteger;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +40,8 @@ final class BucketItems {
     /** How long a correction's marker is kept by a whole rewrite. */
     private static final long MARKER_MILLIS = 60_000;
 
-    /** Marks the item of a write whose failure returned none: it must be read. */
-    static final Map<String, AttributeValue> UNKNOWN = Map.of();
+    /** Marks the item of a write whose failure returned none: it must be read (compared by identity, so its own map). */
+    static final Map<String, AttributeValue> UNKNOWN = Collections.unmodifiableMap(new HashMap<>());
 
     private final String table;
     private final Keys keys;

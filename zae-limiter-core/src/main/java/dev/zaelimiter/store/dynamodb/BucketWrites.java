@@ -107,7 +107,7 @@ final class BucketWrites {
      * a bucket whose stored form cannot take an update (another configuration, a passed deadline, a session to
      * start, expired slots to drop) is written whole, conditioned on its version. Lost races back off with jitter.
      *
-     * @param item     the item, {@code null} when there is none, {@link #BucketItems.UNKNOWN} when it must be read
+     * @param item     the item, {@code null} when there is none, {@link BucketItems#UNKNOWN} when it must be read
      * @param expected whether this process expected the write to be admitted (a refusal then means it lost a race)
      */
     private Outcome settle(BucketDebit debit, long now, String stamp, Map<String, AttributeValue> item,

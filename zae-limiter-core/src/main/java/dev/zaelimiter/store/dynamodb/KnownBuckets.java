@@ -62,8 +62,12 @@ final class KnownBuckets {
             return inFlight.isEmpty() ? learned : learned.debited(limits, inFlight, false);
         }
 
-        private Known with(BucketState state, long learnedAt, long pausedUntil, Map<String, Long> inFlight) {
-            return new Known(stamp, state, learnedAt, pausedUntil, Map.copyOf(inFlight), contendedUntil, inFlightAt);
+        private Known withInFlight(Map<String, Long> amounts, long at) {
+            return new Known(stamp, state, learnedAt, pausedUntil, Map.copyOf(amounts), contendedUntil, at);
+        }
+
+        private Known pausedUntil(long until) {
+            return new Known(stamp, state, learnedAt, until, inFlight, contendedUntil, inFlightAt);
         }
     }
 
@@ -137,9 +141,7 @@ final class KnownBuckets {
                     inFlight.remove(name);
                 }
             });
-            Known next = k.with(k.state(), k.learnedAt(), k.pausedUntil(), inFlight);
-            return new Known(next.stamp(), next.state(), next.learnedAt(), next.pausedUntil(), next.inFlight(),
-                    next.contendedUntil(), Math.max(k.inFlightAt(), now));
+            return k.withInFlight(inFlight, Math.max(k.inFlightAt(), now));
         });
     }
 
@@ -156,7 +158,7 @@ final class KnownBuckets {
         known.computeIfPresent(debit.key(), (key, current) -> {
             if (current == k) {
                 claimed[0] = true;
-                return k.with(k.state(), k.learnedAt(), now + pause(debit, now), k.inFlight());
+                return k.pausedUntil(now + pause(debit, now));
             }
             return current;
         });
