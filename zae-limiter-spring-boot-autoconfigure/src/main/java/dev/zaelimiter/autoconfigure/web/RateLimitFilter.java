@@ -25,10 +25,7 @@ import org.springframework.web.util.ServletRequestPathUtils;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -56,13 +53,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
     private final RateLimiter limiter;
     private final RateLimitRule[] rules;
     private final boolean ietfHeaders;
-    private final long unavailableRetryAfter;
-    private final RateLimitProblems problems;
+    private final RateLimitRefusals refusals;
     private final Function<ProblemDetail, byte[]> problemWriter;
-    /** When a warning about the store or a rule was last logged (nanoTime), so that an outage logs once per period. */
-    private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_PERIOD_NANOS);
-
-    private static final long WARNING_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /**
      * A filter for {@code properties}' rules on {@code limiter}.
@@ -83,7 +75,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
      */
     public RateLimitFilter(RateLimiter limiter, ZaeLimiterWebProperties properties, RateLimitProblems problems,
             Function<ProblemDetail, byte[]> problemWriter) {
-        this.problems = Objects.requireNonNull(problems, "problems");
         this.problemWriter = Objects.requireNonNull(problemWriter, "problemWriter");
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.rules = RateLimitRule.compile(properties).toArray(RateLimitRule[]::new);
@@ -92,7 +83,9 @@ public class RateLimitFilter extends OncePerRequestFilter {
             throw new InvalidDeclarationException("zae.limiter.web.unavailable-retry-after", "a duration of zero"
                     + " or more is required, such as 1s");
         }
-        this.unavailableRetryAfter = RateLimitResponses.seconds(properties.getUnavailableRetryAfter());
+        long unavailableRetryAfter = RateLimitResponses.seconds(properties.getUnavailableRetryAfter());
+        this.refusals = new RateLimitRefusals(Objects.requireNonNull(problems, "problems"), ietfHeaders,
+                unavailableRetryAfter);
     }
 
     private static Function<ProblemDetail, byte[]> defaultWriter() {
@@ -117,10 +110,9 @@ public class RateLimitFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        String entityId = rule.entityId(request);
+        String entityId = rule.entityId(request, ServletRequestAccess.INSTANCE);
         if (entityId == null) {
-            write(request, response, problems.missingEntity(rule.resource(), rule.sourceDescription(),
-                    request.getLocale()));
+            write(request, response, refusals.missingEntity(rule, request.getLocale()));
             return;
         }
         Lease lease = acquire(rule, entityId, request, response);
@@ -168,59 +160,20 @@ public class RateLimitFilter extends OncePerRequestFilter {
     /** The lease, or {@code null} after writing the refusal. */
     private Lease acquire(RateLimitRule rule, String entityId, HttpServletRequest http, HttpServletResponse response)
             throws IOException {
-        String resource = rule.resource();
-        Locale locale = http.getLocale();
         try {
-            AcquireRequest request = AcquireRequest.of(entityId, resource).consume(rule.consume());
+            AcquireRequest request = AcquireRequest.of(entityId, rule.resource()).consume(rule.consume());
             return limiter.acquire(rule.maxWait().isZero() ? request : request.maxWait(rule.maxWait()));
-        } catch (RateLimitExceededException e) {
-            if (log.isDebugEnabled()) {
-                log.debug("429 on resource '{}': {}", resource, e.getMessage());
-            }
-            RateLimitResponses.setTooManyRequestsHeaders(response, e, ietfHeaders);
-            write(http, response, problems.tooManyRequests(e, resource, locale));
-        } catch (ResourceDisabledException e) {
-            write(http, response, problems.disabled(resource, locale));
-        } catch (UnsatisfiableRequestException e) {
-            write(http, response, problems.unsatisfiable(e, resource, locale));
-        } catch (StoreUnavailableException e) {
-            if (shouldWarn()) {
-                log.warn("rate limiter store unavailable, answering 503 on resource '{}' (logged at most every 10 s):"
-                        + " {}", resource, e.getMessage());
-            }
-            response.setHeader(RateLimitResponses.RETRY_AFTER, Long.toString(unavailableRetryAfter));
-            write(http, response, problems.storeUnavailable(resource, unavailableRetryAfter, locale));
-        } catch (ValidationException e) {
-            if ("entityId".equals(e.field())) {
-                // never echo the value: without hashing it is the caller's own input, and it is not needed
-                write(http, response, problems.invalidEntity(resource, rule.sourceDescription(), locale));
-            } else {
-                misconfigured(http, response, rule, e);
-            }
-        } catch (NoLimitsConfiguredException e) {
-            misconfigured(http, response, rule, e);
+        } catch (RateLimitExceededException | ResourceDisabledException | UnsatisfiableRequestException
+                | StoreUnavailableException | ValidationException | NoLimitsConfiguredException e) {
+            write(http, response, refusals.of(rule, e, http.getLocale()));
         }
         return null;
     }
 
-    private void write(HttpServletRequest request, HttpServletResponse response, ProblemDetail problem)
+    private void write(HttpServletRequest request, HttpServletResponse response, RateLimitRefusals.Refusal refusal)
             throws IOException {
-        RateLimitResponses.write(request, response, problem, problemWriter);
-    }
-
-    private void misconfigured(HttpServletRequest request, HttpServletResponse response, RateLimitRule rule,
-            RuntimeException e) throws IOException {
-        if (shouldWarn()) {
-            log.error("rate limit rule {} cannot be applied, answering 500 (logged at most every 10 s): {}", rule,
-                    e.getMessage());
-        }
-        write(request, response, problems.misconfigured(rule.resource(), request.getLocale()));
-    }
-
-    private boolean shouldWarn() {
-        long last = lastWarning.get();
-        long now = System.nanoTime();
-        return now - last >= WARNING_PERIOD_NANOS && lastWarning.compareAndSet(last, now);
+        refusal.headers().forEach(response::setHeader);
+        RateLimitResponses.write(request, response, refusal.problem(), problemWriter);
     }
 
     private static void rollback(Lease lease, Throwable cause) {

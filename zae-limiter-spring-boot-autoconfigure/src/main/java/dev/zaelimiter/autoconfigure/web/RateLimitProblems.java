@@ -93,13 +93,13 @@ public final class RateLimitProblems {
 
     /** 429 of type {@code quota-exceeded}, listing each violated limit. */
     public ProblemDetail tooManyRequests(RateLimitExceededException e, String resource, Locale locale) {
-        long retryAfter = RateLimitResponses.seconds(e.retryAfter());
+        long retryAfter = RateLimitHeaders.seconds(e.retryAfter());
         // a pause is described by the problem's detail; its status is not a limit the client can pace itself on
         List<LimitStatus> violations = e instanceof ResourcePausedException ? List.of() : e.violations();
         String primary = e.statuses().isEmpty() ? "" : e.statuses().get(0).entityId();
         List<String> policies = new ArrayList<>(violations.size());
         for (LimitStatus v : violations) {
-            policies.add(RateLimitResponses.policyName(v, primary));
+            policies.add(RateLimitHeaders.policyName(v, primary));
         }
         String detail;
         if (violations.isEmpty()) {
@@ -128,7 +128,7 @@ public final class RateLimitProblems {
                 item.put("capacity", v.capacity());
                 item.put("available", v.available());
                 item.put("requested", v.requested());
-                item.put("retryAfter", RateLimitResponses.seconds(v.retryAfter()));
+                item.put("retryAfter", RateLimitHeaders.seconds(v.retryAfter()));
                 list.add(item);
             }
             problem.setProperty("violations", list);

@@ -4,7 +4,6 @@ import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.autoconfigure.InvalidDeclarationException;
-import jakarta.servlet.http.HttpServletRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.expression.EvaluationContext;
@@ -19,7 +18,6 @@ import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PatternParseException;
 import org.springframework.web.util.pattern.PathPatternParser;
 
-import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,7 +29,8 @@ import java.util.Map;
 
 /**
  * One rule of {@code zae.limiter.web.rules}, checked and compiled once: parsed path patterns, upper-case methods, a
- * parsed SpEL expression, an HMAC key. Immutable and thread-safe.
+ * parsed SpEL expression, an HMAC key. Stack-neutral: the servlet and the WebFlux filter read their requests through
+ * a {@link RequestAccess}. Immutable and thread-safe.
  */
 final class RateLimitRule {
 
@@ -46,10 +45,36 @@ final class RateLimitRule {
     private static final EvaluationContext SPEL_CONTEXT =
             SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();
 
+    /** How a rule reads what it needs of one web stack's request {@code R}. */
+    interface RequestAccess<R> {
+
+        /** The first value of header {@code name}, or {@code null}. */
+        String header(R request, String name);
+
+        /** The authenticated principal's name, or {@code null}. */
+        String principalName(R request);
+
+        /** The client's address as the stack reports it, or {@code null}. */
+        String remoteAddress(R request);
+
+        /** The root object of an entity expression. */
+        Object expressionRoot(R request);
+    }
+
+    /** Where the entity id comes from. */
+    private enum SourceKind { HEADER, PRINCIPAL, REMOTE_ADDRESS, EXPRESSION }
+
     /** Reads the raw entity id of a request; {@code null} or blank when the request carries none. */
-    @FunctionalInterface
-    interface EntitySource {
-        String read(HttpServletRequest request);
+    private record EntitySource(SourceKind kind, String header, Expression expression, String text) {
+
+        <R> String read(R request, RequestAccess<R> access) {
+            return switch (kind) {
+                case HEADER -> access.header(request, header);
+                case PRINCIPAL -> access.principalName(request);
+                case REMOTE_ADDRESS -> remoteAddress(access.remoteAddress(request));
+                case EXPRESSION -> evaluate(expression, text, access.expressionRoot(request));
+            };
+        }
     }
 
     private final PathPattern[] paths;
@@ -104,12 +129,17 @@ final class RateLimitRule {
      * The entity id the request counts against: read from the request and hashed when configured, else the default;
      * {@code null} when the request carries none and there is no default.
      */
-    String entityId(HttpServletRequest request) {
-        String raw = source.read(request);
+    <R> String entityId(R request, RequestAccess<R> access) {
+        String raw = source.read(request, access);
         if (raw == null || raw.isBlank()) {
             return defaultId;
         }
         return hasher == null ? raw : hasher.hash(raw);
+    }
+
+    /** Whether reading the entity may need the principal, which a reactive request resolves asynchronously. */
+    boolean needsPrincipal() {
+        return source.kind() == SourceKind.PRINCIPAL || source.kind() == SourceKind.EXPRESSION;
     }
 
     String resource() {
@@ -204,21 +234,21 @@ final class RateLimitRule {
                     throw new InvalidDeclarationException(entityPath + ".header", "'" + name + "' is not a valid"
                             + " header name (letters, digits and ! # $ % & ' * + - . ^ _ ` | ~)");
                 }
-                source = request -> request.getHeader(name);
+                source = new EntitySource(SourceKind.HEADER, name, null, null);
                 description = "header '" + name + "'";
             }
             case "principal" -> {
-                source = RateLimitRule::principal;
+                source = new EntitySource(SourceKind.PRINCIPAL, null, null, null);
                 description = "the authenticated principal";
             }
             case "remote-address" -> {
-                source = request -> remoteAddress(request.getRemoteAddr());
+                source = new EntitySource(SourceKind.REMOTE_ADDRESS, null, null, null);
                 description = "the remote address";
             }
             case "expression" -> {
                 Expression expression = expression(entityPath + ".expression", entity.getExpression());
                 String text = entity.getExpression().trim();
-                source = request -> evaluate(expression, text, request);
+                source = new EntitySource(SourceKind.EXPRESSION, null, expression, text);
                 description = "expression '" + text + "'";
             }
             default -> throw new InvalidDeclarationException(entityPath + ".source", "'" + entity.getSource()
@@ -318,11 +348,6 @@ final class RateLimitRule {
 
     // ---- sources
 
-    private static String principal(HttpServletRequest request) {
-        Principal principal = request.getUserPrincipal();
-        return principal == null ? null : principal.getName();
-    }
-
     /**
      * The remote address as an entity id: an IPv6 address that starts with {@code :} (such as {@code ::1}) gets a
      * leading {@code 0}, and a zone separator {@code %} becomes {@code _}, since entity ids start with a letter or
@@ -338,7 +363,7 @@ final class RateLimitRule {
         return address.indexOf('%') >= 0 ? address.replace('%', '_') : address;
     }
 
-    private static String evaluate(Expression expression, String text, HttpServletRequest request) {
+    private static String evaluate(Expression expression, String text, Object request) {
         try {
             Object value = expression.getValue(SPEL_CONTEXT, request);
             return value == null ? null : value.toString();
