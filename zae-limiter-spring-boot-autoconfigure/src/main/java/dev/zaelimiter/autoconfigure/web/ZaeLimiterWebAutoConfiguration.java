@@ -6,26 +6,19 @@ import jakarta.servlet.Filter;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.autoconfigure.web.servlet.ConditionalOnMissingFilterBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 
-import java.util.List;
 
 /**
  * Auto-configuration of the {@link RateLimitFilter} in a servlet web application that has a {@link RateLimiter} bean
@@ -38,7 +31,7 @@ import java.util.List;
 @ConditionalOnClass({Filter.class, OncePerRequestFilter.class})
 @ConditionalOnBooleanProperty(name = "zae.limiter.web.enabled", matchIfMissing = true)
 @ConditionalOnBean(RateLimiter.class)
-@Conditional(ZaeLimiterWebAutoConfiguration.OnRulesCondition.class)
+@Conditional(OnWebRulesCondition.class)
 @EnableConfigurationProperties(ZaeLimiterWebProperties.class)
 public class ZaeLimiterWebAutoConfiguration {
 
@@ -61,19 +54,5 @@ public class ZaeLimiterWebAutoConfiguration {
         registration.setName("rateLimitFilter");
         registration.setOrder(properties.getFilterOrder());
         return registration;
-    }
-
-    /** Matches when {@code zae.limiter.web.rules} has at least one rule. */
-    static class OnRulesCondition extends SpringBootCondition {
-
-        @Override
-        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            boolean any = Binder.get(context.getEnvironment())
-                    .bind("zae.limiter.web.rules", Bindable.listOf(ZaeLimiterWebProperties.Rule.class))
-                    .map(rules -> !rules.isEmpty())
-                    .orElse(false);
-            return any ? ConditionOutcome.match("zae.limiter.web.rules has rules")
-                    : ConditionOutcome.noMatch("no rules under zae.limiter.web.rules");
-        }
     }
 }

@@ -1,0 +1,106 @@
+package dev.zaelimiter.autoconfigure.reactive;
+
+import dev.zaelimiter.AcquireRequest;
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.RateLimiter;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * A {@link RateLimiter} for reactive code: every call returns a {@link Mono} that does nothing until subscribed, and
+ * no call parks the subscribing thread. Store calls run on {@code storeScheduler} when the store does I/O (the
+ * DynamoDB store), or inline when it does not (the in-memory store, whose short {@code synchronized} sections
+ * BlockHound accepts). A request with a {@code maxWait} waits for capacity as {@link RateLimiter#acquire} does (the
+ * wait the rejection computes, given up at once when it does not fit in what is left; concurrency slots re-checked
+ * every 250 ms), but by scheduling the next attempt after a delay instead of sleeping.
+ */
+public final class ReactiveRateLimiter {
+
+    private static final Duration SLOT_POLL = Duration.ofMillis(250);
+
+    private final RateLimiter limiter;
+    private final Scheduler storeScheduler;
+    private final Function<Duration, Mono<?>> delay;
+
+    /**
+     * @param storeScheduler where store calls run; {@code null} to run them on the subscribing thread
+     * @param delay          a Mono that completes after the given duration without blocking (tests pass one that
+     *                       advances their clock)
+     */
+    public ReactiveRateLimiter(RateLimiter limiter, Scheduler storeScheduler, Function<Duration, Mono<?>> delay) {
+        this.limiter = Objects.requireNonNull(limiter, "limiter");
+        this.storeScheduler = storeScheduler;
+        this.delay = Objects.requireNonNull(delay, "delay");
+    }
+
+    /** Store calls inline when {@code storeDoesIo} is false, else on Reactor's bounded-elastic scheduler. */
+    public static ReactiveRateLimiter of(RateLimiter limiter, boolean storeDoesIo) {
+        return new ReactiveRateLimiter(limiter, storeDoesIo ? Schedulers.boundedElastic() : null,
+                wait -> Mono.delay(wait, Schedulers.parallel()));
+    }
+
+    /** The limiter underneath. */
+    public RateLimiter limiter() {
+        return limiter;
+    }
+
+    /** Whether store calls leave the subscribing thread. */
+    public boolean offloads() {
+        return storeScheduler != null;
+    }
+
+    /**
+     * Acquires at subscription, waiting up to the request's {@code maxWait} without blocking; errors as
+     * {@link RateLimiter#acquire} throws.
+     */
+    public Mono<Lease> acquire(AcquireRequest request) {
+        Objects.requireNonNull(request, "request");
+        Duration maxWait = request.maxWait();
+        if (maxWait.isZero()) {
+            return call(() -> limiter.acquire(request));
+        }
+        AcquireRequest once = request.maxWait(Duration.ZERO);
+        return Mono.defer(() -> attempt(once, limiter.clock().millis() + maxWait.toMillis()));
+    }
+
+    private Mono<Lease> attempt(AcquireRequest once, long deadline) {
+        return call(() -> limiter.acquire(once)).onErrorResume(RateLimitExceededException.class, rejected -> {
+            long left = deadline - limiter.clock().millis();
+            boolean polling = rejected.waitsForSlots();
+            long wait = polling ? Math.min(Math.max(left, 0), SLOT_POLL.toMillis()) : rejected.retryAfter().toMillis();
+            if (left <= 0 || wait > left) {
+                return Mono.error(rejected);
+            }
+            return delay.apply(Duration.ofMillis(wait)).then(Mono.defer(() -> attempt(once, deadline)));
+        });
+    }
+
+    /** Closes {@code lease} (keeping what it consumed) at subscription. */
+    public Mono<Void> close(Lease lease) {
+        return call(() -> {
+            lease.close();
+            return null;
+        });
+    }
+
+    /** Rolls {@code lease} back (returning what it consumed) at subscription. */
+    public Mono<Void> rollback(Lease lease) {
+        return call(() -> {
+            lease.rollback();
+            return null;
+        });
+    }
+
+    /** Runs a store call at subscription, on the store scheduler when there is one. */
+    public <T> Mono<T> call(Supplier<T> storeCall) {
+        Mono<T> mono = Mono.fromSupplier(storeCall);
+        return storeScheduler == null ? mono : mono.subscribeOn(storeScheduler);
+    }
+}

@@ -1,0 +1,22 @@
+package dev.zaelimiter.autoconfigure.web;
+
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/** Matches when {@code zae.limiter.web.rules} has at least one rule; shared by the servlet and the WebFlux filter. */
+class OnWebRulesCondition extends SpringBootCondition {
+
+    @Override
+    public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+        boolean any = Binder.get(context.getEnvironment())
+                .bind("zae.limiter.web.rules", Bindable.listOf(ZaeLimiterWebProperties.Rule.class))
+                .map(rules -> !rules.isEmpty())
+                .orElse(false);
+        return any ? ConditionOutcome.match("zae.limiter.web.rules has rules")
+                : ConditionOutcome.noMatch("no rules under zae.limiter.web.rules");
+    }
+}
