@@ -43,6 +43,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
     private final RateLimitedOperationSource source;
     private final EvaluationContext shared;
     private volatile RateLimiter limiter;
+    private final BeanFactory beanFactory;
+    /** Made on the first call of a method returning Mono or Flux, so Reactor is needed only by those who use it. */
+    private volatile ReactiveRateLimitedCalls reactive;
 
     /**
      * An interceptor that looks the limiter up on the first call, so that creating the interceptor (which happens
@@ -56,6 +59,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
         this.limiterSupplier = Objects.requireNonNull(limiter, "limiter");
         this.source = Objects.requireNonNull(source, "source");
         this.shared = sharedContext(beanFactory);
+        this.beanFactory = beanFactory;
     }
 
     private static EvaluationContext sharedContext(BeanFactory beanFactory) {
@@ -106,6 +110,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
             amounts[i] = operations[i].amounts(call);
         }
 
+        if (limited.async == RateLimitedMethod.Async.REACTIVE) {
+            return reactive().invoke(invocation, limited, entities, amounts);
+        }
         RateLimiter rateLimiter = limiter();
         Lease[] leases = new Lease[count];
         for (int i = 0; i < count; i++) {
@@ -153,6 +160,15 @@ public class RateLimitedInterceptor implements MethodInterceptor {
         if (current == null) {
             current = Objects.requireNonNull(limiterSupplier.get(), "the RateLimiter supplier returned null");
             limiter = current;
+        }
+        return current;
+    }
+
+    private ReactiveRateLimitedCalls reactive() {
+        ReactiveRateLimitedCalls current = reactive;
+        if (current == null) {
+            current = new ReactiveRateLimitedCalls(this::limiter, beanFactory);
+            reactive = current;
         }
         return current;
     }

@@ -48,7 +48,9 @@ final class RateLimitedMethod {
         /** Returns {@code CompletableFuture} or {@code CompletionStage}: hand back a stage that ends the lease. */
         DEPENDENT_STAGE,
         /** Returns another {@code CompletionStage} type: end the lease from a callback, hand back the original. */
-        CALLBACK
+        CALLBACK,
+        /** Returns {@code Mono} or {@code Flux}: acquire on subscription, end with the publisher. */
+        REACTIVE
     }
 
     /** One {@code @RateLimited} annotation. */

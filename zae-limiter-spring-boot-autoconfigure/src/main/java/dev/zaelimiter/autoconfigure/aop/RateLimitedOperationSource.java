@@ -48,6 +48,9 @@ import java.util.regex.Pattern;
  */
 public class RateLimitedOperationSource {
 
+    private static final boolean REACTOR = org.springframework.util.ClassUtils.isPresent(
+            "reactor.core.publisher.Flux", RateLimitedOperationSource.class.getClassLoader());
+
     private static final Pattern WHOLE_NUMBER = Pattern.compile("\\s*[+-]?\\d{1,19}\\s*");
 
     private static final RateLimitedMethod NONE = new RateLimitedMethod(new RateLimitedMethod.Operation[0],
@@ -155,6 +158,9 @@ public class RateLimitedOperationSource {
     }
 
     private static RateLimitedMethod.Async async(Class<?> returnType) {
+        if (REACTOR && ReactiveRateLimitedCalls.handles(returnType)) {
+            return RateLimitedMethod.Async.REACTIVE;
+        }
         if (!CompletionStage.class.isAssignableFrom(returnType)) {
             return RateLimitedMethod.Async.NONE;
         }
