@@ -45,7 +45,8 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
             PREFIX, "dev.zaelimiter.autoconfigure.ZaeLimiterProperties",
             PREFIX + ".web", "dev.zaelimiter.autoconfigure.web.ZaeLimiterWebProperties",
             PREFIX + ".aop", "dev.zaelimiter.autoconfigure.aop.ZaeLimiterAopProperties",
-            PREFIX + ".metrics", "dev.zaelimiter.autoconfigure.metrics.ZaeLimiterMetricsProperties");
+            PREFIX + ".metrics", "dev.zaelimiter.autoconfigure.metrics.ZaeLimiterMetricsProperties",
+            PREFIX + ".client", "dev.zaelimiter.autoconfigure.client.ZaeLimiterClientProperties");
 
     private Environment environment;
 

@@ -71,6 +71,14 @@ class ConfigurationMetadataTests {
     }
 
     @Test
+    void documentsTheFieldsOfOutboundTargets() {
+        documentsEveryField("zae.limiter.client.targets.*",
+                dev.zaelimiter.autoconfigure.client.ZaeLimiterClientProperties.Target.class);
+        documentsEveryField("zae.limiter.client.targets.*.entity",
+                dev.zaelimiter.autoconfigure.client.ZaeLimiterClientProperties.Entity.class);
+    }
+
+    @Test
     void documentsTheFieldsOfRules() {
         documentsEveryField("zae.limiter.web.rules[*]", ZaeLimiterWebProperties.Rule.class);
         documentsEveryField("zae.limiter.web.rules[*].entity", ZaeLimiterWebProperties.Entity.class);

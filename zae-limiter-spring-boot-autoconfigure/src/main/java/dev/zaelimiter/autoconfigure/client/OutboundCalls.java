@@ -1,0 +1,98 @@
+package dev.zaelimiter.autoconfigure.client;
+
+import dev.zaelimiter.AcquireRequest;
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.ValidationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the blocking interceptor and the reactive filter function share: the entity of a call, its acquire request,
+ * whether a response asks to pause and the pause itself, the lease adjustment from response headers.
+ */
+final class OutboundCalls {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboundCalls.class);
+
+    private OutboundCalls() {
+    }
+
+    /** The entity of a call: the target's fixed id, or its request attribute. */
+    static String entityId(OutboundTarget target, Map<String, Object> attributes) {
+        if (target.entityId() != null) {
+            return target.entityId();
+        }
+        Object value = attributes.get(target.entityAttribute());
+        if (value == null || value.toString().isBlank()) {
+            throw new ValidationException("entityId", null, "target '" + target.name() + "' takes the entity from"
+                    + " request attribute '" + target.entityAttribute() + "', which this request does not have");
+        }
+        return value.toString();
+    }
+
+    static AcquireRequest request(OutboundTarget target, String entityId, Duration maxWait) {
+        return AcquireRequest.of(entityId, target.resource()).consume(target.consume()).maxWait(maxWait);
+    }
+
+    /** The response's Retry-After when its status pauses the target, else {@code null}. */
+    static String pauseRequest(OutboundTarget target, int status, HttpHeaders headers) {
+        if (!target.pauseOn().contains(status)) {
+            return null;
+        }
+        String retryAfter = headers.getFirst(HttpHeaders.RETRY_AFTER);
+        return retryAfter == null || retryAfter.isBlank() ? null : retryAfter.trim();
+    }
+
+    /**
+     * Pauses the target's resource (or the entity on it) as the upstream's Retry-After asks.
+     *
+     * @return when the pause ends; empty when the value asked for no wait or could not be read
+     */
+    static Optional<Instant> pause(RateLimiter limiter, OutboundTarget target, String entityId, String retryAfter) {
+        try {
+            Optional<Instant> until = target.pause() == OutboundTarget.PauseScope.ENTITY
+                    ? limiter.pauseFromRetryAfter(entityId, target.resource(), retryAfter)
+                    : limiter.pauseFromRetryAfter(target.resource(), retryAfter);
+            until.ifPresent(end -> log.info("upstream of target '{}' asked for a break: resource '{}'{} paused until"
+                    + " {}", target.name(), target.resource(), target.pause() == OutboundTarget.PauseScope.ENTITY
+                    ? " for entity '" + entityId + "'" : "", end));
+            return until;
+        } catch (ValidationException e) {
+            log.warn("upstream of target '{}' sent a Retry-After that is neither seconds nor an HTTP date, not"
+                    + " pausing: {}", target.name(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** Whether a call paused until {@code until} may wait for it and retry once. */
+    static boolean mayRetry(OutboundTarget target, Instant until, Instant now) {
+        return until != null && !target.maxWait().isZero()
+                && Duration.between(now, until).compareTo(target.maxWait()) <= 0;
+    }
+
+    /** Adjusts {@code lease} to the tokens the response headers say the call used. */
+    static void adjust(OutboundTarget target, Lease lease, HttpHeaders headers) {
+        target.adjustFrom().forEach((limit, header) -> {
+            String value = headers.getFirst(header);
+            if (value == null) {
+                return;
+            }
+            try {
+                long used = Long.parseLong(value.trim());
+                long consumed = target.consume().getOrDefault(limit, 0L);
+                if (used != consumed) {
+                    lease.adjust(limit, used - consumed);
+                }
+            } catch (NumberFormatException e) {
+                log.debug("target '{}': header {} is not a whole number: {}", target.name(), header, value);
+            }
+        });
+    }
+}

@@ -1,0 +1,95 @@
+package dev.zaelimiter.autoconfigure.client;
+
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.autoconfigure.InvalidDeclarationException;
+import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
+import org.springframework.beans.factory.ObjectProvider;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The targets of {@code zae.limiter.client.targets}, checked at startup, and the interceptors and filter functions
+ * that limit calls to them:
+ *
+ * <pre>{@code
+ * RestClient openai = RestClient.builder().baseUrl(url)
+ *         .requestInterceptor(outbound.interceptor("openai")).build();
+ * WebClient partner = WebClient.builder().baseUrl(url).filter(outbound.filter("partner")).build();
+ * }</pre>
+ */
+public class OutboundRateLimits {
+
+    private final RateLimiter limiter;
+    private final ObjectProvider<ReactiveRateLimiter> reactive;
+    private final Map<String, OutboundTarget> targets;
+
+    /** @throws InvalidDeclarationException when a target is invalid, naming the property */
+    public OutboundRateLimits(RateLimiter limiter, ObjectProvider<ReactiveRateLimiter> reactive,
+            ZaeLimiterClientProperties properties) {
+        this.limiter = Objects.requireNonNull(limiter, "limiter");
+        this.reactive = reactive;
+        Map<String, OutboundTarget> compiled = new LinkedHashMap<>();
+        properties.getTargets().forEach((name, target) -> compiled.put(name, compile(name, target)));
+        this.targets = Map.copyOf(compiled);
+    }
+
+    private static OutboundTarget compile(String name, ZaeLimiterClientProperties.Target target) {
+        String path = "zae.limiter.client.targets." + name;
+        try {
+            ZaeLimiterClientProperties.Entity entity = target.getEntity() == null
+                    ? new ZaeLimiterClientProperties.Entity() : target.getEntity();
+            return new OutboundTarget(name, target.getResource(), entity.getId(), entity.getAttribute(),
+                    target.getConsume(), target.getMaxWait(), target.getPause(),
+                    target.getPauseOn() == null ? null : Set.copyOf(target.getPauseOn()), target.getAdjustFrom());
+        } catch (ValidationException e) {
+            String field = switch (e.field()) {
+                case "resource" -> ".resource";
+                case "entity", "entityId" -> ".entity";
+                case "maxWait" -> ".max-wait";
+                case "adjustFrom" -> ".adjust-from";
+                default -> e.field().startsWith("consume") ? ".consume" : "";
+            };
+            throw new InvalidDeclarationException(path + field, e.getMessage());
+        }
+    }
+
+    /** The declared targets, by name. */
+    public Map<String, OutboundTarget> targets() {
+        return targets;
+    }
+
+    /** The declared target {@code name}. */
+    public OutboundTarget target(String name) {
+        OutboundTarget target = targets.get(name);
+        if (target == null) {
+            throw new IllegalArgumentException("no target '" + name + "' under zae.limiter.client.targets; declared: "
+                    + targets.keySet());
+        }
+        return target;
+    }
+
+    /** An interceptor for {@code RestClient} or {@code RestTemplate} calls to the declared target {@code name}. */
+    public RateLimitingClientHttpRequestInterceptor interceptor(String name) {
+        return new RateLimitingClientHttpRequestInterceptor(limiter, target(name));
+    }
+
+    /** An interceptor for calls to {@code target}, declared in code. */
+    public RateLimitingClientHttpRequestInterceptor interceptor(OutboundTarget target) {
+        return new RateLimitingClientHttpRequestInterceptor(limiter, target);
+    }
+
+    /** A filter function for {@code WebClient} calls to the declared target {@code name}; needs WebFlux. */
+    public RateLimitingExchangeFilterFunction filter(String name) {
+        return filter(target(name));
+    }
+
+    /** A filter function for {@code WebClient} calls to {@code target}, declared in code; needs WebFlux. */
+    public RateLimitingExchangeFilterFunction filter(OutboundTarget target) {
+        return new RateLimitingExchangeFilterFunction(reactive.getIfAvailable(() -> ReactiveRateLimiter.of(limiter,
+                true)), target);
+    }
+}

@@ -1,0 +1,88 @@
+package dev.zaelimiter.autoconfigure.client;
+
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.RateLimiter;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Limits the calls of a {@code RestClient} or {@code RestTemplate} to one {@link OutboundTarget}. Before each request
+ * it acquires the target's amounts (waiting up to its {@code maxWait}; a refusal, including an upstream pause in
+ * force, is thrown as the limiter throws it and the request is not sent). When the upstream answers a pausing status
+ * ({@code 429}, {@code 503}) with {@code Retry-After}, it pauses the resource (or the entity on it) through the store
+ * for every process, rolls the lease back, and then either waits for the pause and sends the request once more, when
+ * the pause fits in {@code maxWait}, or throws {@link UpstreamRateLimitedException}. Any other response closes the
+ * lease (adjusted from the target's {@code adjustFrom} headers); an I/O failure rolls it back. Thread-safe.
+ */
+public class RateLimitingClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
+
+    private final RateLimiter limiter;
+    private final OutboundTarget target;
+
+    public RateLimitingClientHttpRequestInterceptor(RateLimiter limiter, OutboundTarget target) {
+        this.limiter = Objects.requireNonNull(limiter, "limiter");
+        this.target = Objects.requireNonNull(target, "target");
+    }
+
+    public OutboundTarget target() {
+        return target;
+    }
+
+    @Override
+    public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+            throws IOException {
+        String entityId = OutboundCalls.entityId(target, request.getAttributes());
+        Lease lease = limiter.acquire(OutboundCalls.request(target, entityId, target.maxWait()));
+        ClientHttpResponse response = send(request, body, execution, lease);
+        String retryAfter = OutboundCalls.pauseRequest(target, response.getStatusCode().value(),
+                response.getHeaders());
+        if (retryAfter == null) {
+            OutboundCalls.adjust(target, lease, response.getHeaders());
+            lease.close();
+            return response;
+        }
+        int status = response.getStatusCode().value();
+        response.close();
+        lease.rollback();
+        Optional<Instant> until = OutboundCalls.pause(limiter, target, entityId, retryAfter);
+        if (until.isEmpty() || !OutboundCalls.mayRetry(target, until.get(), limiter.clock().instant())) {
+            throw new UpstreamRateLimitedException(target.name(), target.resource(), entityId, status,
+                    until.orElse(null));
+        }
+        // the limiter waits for the pause to end (within maxWait), then the request goes once more
+        Lease retry = limiter.acquire(OutboundCalls.request(target, entityId, target.maxWait()));
+        ClientHttpResponse second = send(request, body, execution, retry);
+        String again = OutboundCalls.pauseRequest(target, second.getStatusCode().value(), second.getHeaders());
+        if (again == null) {
+            OutboundCalls.adjust(target, retry, second.getHeaders());
+            retry.close();
+            return second;
+        }
+        int secondStatus = second.getStatusCode().value();
+        second.close();
+        retry.rollback();
+        throw new UpstreamRateLimitedException(target.name(), target.resource(), entityId, secondStatus,
+                OutboundCalls.pause(limiter, target, entityId, again).orElse(null));
+    }
+
+    private static ClientHttpResponse send(HttpRequest request, byte[] body, ClientHttpRequestExecution execution,
+            Lease lease) throws IOException {
+        try {
+            return execution.execute(request, body);
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                lease.rollback();
+            } catch (RuntimeException rollbackFailure) {
+                e.addSuppressed(rollbackFailure);
+            }
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.zaelimiter.autoconfigure.client;
+
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import reactor.core.publisher.Mono;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * The {@code WebClient} counterpart of {@link RateLimitingClientHttpRequestInterceptor}, with the same behaviour, on a
+ * {@link ReactiveRateLimiter}: the acquire happens when the exchange is subscribed to, waiting (for capacity or for
+ * an upstream pause, to retry once) is a delay rather than a parked thread, and store calls go where the
+ * {@link ReactiveRateLimiter} sends them. A cancelled exchange rolls its lease back. Thread-safe.
+ */
+public class RateLimitingExchangeFilterFunction implements ExchangeFilterFunction {
+
+    private final ReactiveRateLimiter limiter;
+    private final OutboundTarget target;
+
+    public RateLimitingExchangeFilterFunction(ReactiveRateLimiter limiter, OutboundTarget target) {
+        this.limiter = Objects.requireNonNull(limiter, "limiter");
+        this.target = Objects.requireNonNull(target, "target");
+    }
+
+    public OutboundTarget target() {
+        return target;
+    }
+
+    @Override
+    public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+        return Mono.defer(() -> {
+            String entityId = OutboundCalls.entityId(target, request.attributes());
+            return attempt(request, next, entityId, true);
+        });
+    }
+
+    private Mono<ClientResponse> attempt(ClientRequest request, ExchangeFunction next, String entityId,
+            boolean mayRetry) {
+        return limiter.acquire(OutboundCalls.request(target, entityId, target.maxWait()))
+                .flatMap(lease -> next.exchange(request)
+                        .onErrorResume(failure -> limiter.rollback(lease).onErrorResume(e -> Mono.empty())
+                                .then(Mono.error(failure)))
+                        .doOnCancel(() -> limiter.rollback(lease).onErrorResume(e -> Mono.empty()).subscribe())
+                        .flatMap(response -> answered(request, next, entityId, mayRetry, lease, response)));
+    }
+
+    private Mono<ClientResponse> answered(ClientRequest request, ExchangeFunction next, String entityId,
+            boolean mayRetry, Lease lease, ClientResponse response) {
+        int status = response.statusCode().value();
+        String retryAfter = OutboundCalls.pauseRequest(target, status, response.headers().asHttpHeaders());
+        if (retryAfter == null) {
+            return limiter.call(() -> {
+                OutboundCalls.adjust(target, lease, response.headers().asHttpHeaders());
+                lease.close();
+                return response;
+            });
+        }
+        return response.releaseBody()
+                .then(limiter.rollback(lease))
+                .then(limiter.call(() -> OutboundCalls.pause(limiter.limiter(), target, entityId, retryAfter)))
+                .flatMap(until -> {
+                    Instant now = limiter.limiter().clock().instant();
+                    if (mayRetry && until.isPresent() && OutboundCalls.mayRetry(target, until.get(), now)) {
+                        return attempt(request, next, entityId, false);
+                    }
+                    return Mono.error(new UpstreamRateLimitedException(target.name(), target.resource(), entityId,
+                            status, until.orElse(null)));
+                });
+    }
+}

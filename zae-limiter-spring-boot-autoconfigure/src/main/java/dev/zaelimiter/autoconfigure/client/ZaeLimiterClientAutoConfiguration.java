@@ -1,0 +1,32 @@
+package dev.zaelimiter.autoconfigure.client;
+
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
+import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
+import dev.zaelimiter.autoconfigure.reactive.ZaeLimiterReactiveAutoConfiguration;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+
+/**
+ * {@link OutboundRateLimits} for the targets of {@code zae.limiter.client.targets}, in an application with Spring's
+ * HTTP client support and a {@link RateLimiter}.
+ */
+@AutoConfiguration(after = {ZaeLimiterAutoConfiguration.class, ZaeLimiterReactiveAutoConfiguration.class})
+@ConditionalOnClass(ClientHttpRequestInterceptor.class)
+@ConditionalOnBean(RateLimiter.class)
+@EnableConfigurationProperties(ZaeLimiterClientProperties.class)
+public class ZaeLimiterClientAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public OutboundRateLimits outboundRateLimits(RateLimiter rateLimiter,
+            ObjectProvider<ReactiveRateLimiter> reactiveRateLimiter, ZaeLimiterClientProperties properties) {
+        return new OutboundRateLimits(rateLimiter, reactiveRateLimiter, properties);
+    }
+}
