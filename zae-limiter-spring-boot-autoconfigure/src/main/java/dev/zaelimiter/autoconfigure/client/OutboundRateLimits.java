@@ -3,8 +3,6 @@ package dev.zaelimiter.autoconfigure.client;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.autoconfigure.InvalidDeclarationException;
-import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
-import org.springframework.beans.factory.ObjectProvider;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,26 +10,23 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The targets of {@code zae.limiter.client.targets}, checked at startup, and the interceptors and filter functions
- * that limit calls to them:
+ * The targets of {@code zae.limiter.client.targets}, checked at startup, and the {@code RestClient} and
+ * {@code RestTemplate} interceptors that limit calls to them ({@link ReactiveOutboundRateLimits} has the
+ * {@code WebClient} filter functions):
  *
  * <pre>{@code
  * RestClient openai = RestClient.builder().baseUrl(url)
  *         .requestInterceptor(outbound.interceptor("openai")).build();
- * WebClient partner = WebClient.builder().baseUrl(url).filter(outbound.filter("partner")).build();
  * }</pre>
  */
 public class OutboundRateLimits {
 
     private final RateLimiter limiter;
-    private final ObjectProvider<ReactiveRateLimiter> reactive;
     private final Map<String, OutboundTarget> targets;
 
     /** @throws InvalidDeclarationException when a target is invalid, naming the property */
-    public OutboundRateLimits(RateLimiter limiter, ObjectProvider<ReactiveRateLimiter> reactive,
-            ZaeLimiterClientProperties properties) {
+    public OutboundRateLimits(RateLimiter limiter, ZaeLimiterClientProperties properties) {
         this.limiter = Objects.requireNonNull(limiter, "limiter");
-        this.reactive = reactive;
         Map<String, OutboundTarget> compiled = new LinkedHashMap<>();
         properties.getTargets().forEach((name, target) -> compiled.put(name, compile(name, target)));
         this.targets = Map.copyOf(compiled);
@@ -80,16 +75,5 @@ public class OutboundRateLimits {
     /** An interceptor for calls to {@code target}, declared in code. */
     public RateLimitingClientHttpRequestInterceptor interceptor(OutboundTarget target) {
         return new RateLimitingClientHttpRequestInterceptor(limiter, target);
-    }
-
-    /** A filter function for {@code WebClient} calls to the declared target {@code name}; needs WebFlux. */
-    public RateLimitingExchangeFilterFunction filter(String name) {
-        return filter(target(name));
-    }
-
-    /** A filter function for {@code WebClient} calls to {@code target}, declared in code; needs WebFlux. */
-    public RateLimitingExchangeFilterFunction filter(OutboundTarget target) {
-        return new RateLimitingExchangeFilterFunction(reactive.getIfAvailable(() -> ReactiveRateLimiter.of(limiter,
-                true)), target);
     }
 }

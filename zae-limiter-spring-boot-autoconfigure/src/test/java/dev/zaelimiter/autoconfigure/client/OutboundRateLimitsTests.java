@@ -222,15 +222,16 @@ class OutboundRateLimitsTests {
     }
 
     @Test
-    void worksWithoutReactorOnTheClasspath() {
+    void worksWithoutReactorOrWebFluxOnTheClasspath() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class,
                         ZaeLimiterReactiveAutoConfiguration.class, ZaeLimiterClientAutoConfiguration.class))
-                .withClassLoader(new FilteredClassLoader("reactor."))
+                .withClassLoader(new FilteredClassLoader("reactor.", "org.springframework.web.reactive."))
                 .withPropertyValues("zae.limiter.resources.provider.limits.rpm.capacity=100",
                         T + "resource=provider", T + "entity.id=shared", T + "consume.rpm=1")
                 .run(context -> {
-                    assertThat(context).hasNotFailed().doesNotHaveBean(ReactiveRateLimiter.class);
+                    assertThat(context).hasNotFailed().doesNotHaveBean(ReactiveRateLimiter.class)
+                            .doesNotHaveBean(ReactiveOutboundRateLimits.class);
                     assertThat(restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat")
                             .retrieve().body(String.class)).isEqualTo("ok");
                 });
@@ -238,7 +239,7 @@ class OutboundRateLimitsTests {
 
     // ---- WebClient
 
-    private WebClient webClient(OutboundRateLimits outbound) {
+    private WebClient webClient(ReactiveOutboundRateLimits outbound) {
         return WebClient.builder().baseUrl(upstream.url()).filter(outbound.filter("provider")).build();
     }
 
@@ -246,7 +247,7 @@ class OutboundRateLimitsTests {
     void webClientAcquiresOnSubscriptionAndPausesOnA429() {
         runner.run(context -> {
             RateLimiter limiter = context.getBean(RateLimiter.class);
-            WebClient client = webClient(context.getBean(OutboundRateLimits.class));
+            WebClient client = webClient(context.getBean(ReactiveOutboundRateLimits.class));
             Mono<String> call = client.get().uri("/v1/chat").retrieve().bodyToMono(String.class);
             assertThat(limiter.available("shared", "provider")).containsEntry("rpm", 100L);
             StepVerifier.create(call).expectNext("ok").verifyComplete();
@@ -268,7 +269,7 @@ class OutboundRateLimitsTests {
             @SuppressWarnings("unchecked")
             List<Duration> waits = context.getBean("waits", List.class);
             upstream.then(429, Map.of("Retry-After", "5"));
-            StepVerifier.create(webClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat")
+            StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
                     .retrieve().bodyToMono(String.class)).expectNext("ok").verifyComplete();
             assertThat(upstream.requests()).isEqualTo(2);
             assertThat(waits).containsExactly(Duration.ofSeconds(5));
