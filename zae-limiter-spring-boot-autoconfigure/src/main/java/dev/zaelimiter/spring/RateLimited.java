@@ -99,6 +99,15 @@ public @interface RateLimited {
     /** The priority among calls of this process waiting on the same bucket: higher goes first. */
     int priority() default 0;
 
+    /**
+     * Exceptions by which the upstream behind this resource asks for a break: when the method throws one (or its
+     * future or publisher fails with one), the resource is {@linkplain dev.zaelimiter.RateLimiter#pause paused} for
+     * the exception's {@link UpstreamRetryAfter#retryAfter()}, in every process sharing the store, so that no caller
+     * keeps calling the upstream until then. Each class must implement {@link UpstreamRetryAfter} (checked at
+     * startup). The lease ends as {@link #rollbackOn()} says, and the exception reaches the caller unchanged.
+     */
+    Class<? extends Throwable>[] pauseOn() default {};
+
     /** Holds several {@link RateLimited} annotations on one method or class; written implicitly by repeating them. */
     @Target({ElementType.METHOD, ElementType.TYPE})
     @Retention(RetentionPolicy.RUNTIME)

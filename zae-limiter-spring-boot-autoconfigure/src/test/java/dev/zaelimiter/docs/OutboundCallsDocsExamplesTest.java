@@ -9,12 +9,17 @@ import dev.zaelimiter.autoconfigure.client.OutboundTarget;
 import dev.zaelimiter.autoconfigure.client.ReactiveOutboundRateLimits;
 import dev.zaelimiter.autoconfigure.client.UpstreamRateLimitedException;
 import dev.zaelimiter.autoconfigure.client.ZaeLimiterClientAutoConfiguration;
+import dev.zaelimiter.autoconfigure.aop.ZaeLimiterAopAutoConfiguration;
 import dev.zaelimiter.autoconfigure.reactive.ZaeLimiterReactiveAutoConfiguration;
+import dev.zaelimiter.spring.Consume;
+import dev.zaelimiter.spring.RateLimited;
+import dev.zaelimiter.spring.UpstreamRetryAfter;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -138,5 +143,46 @@ class OutboundCallsDocsExamplesTest {
             client.get().uri("/invoices").retrieve().body(String.class);
             assertThat(limiter.available("billing-account", "partner-api")).containsEntry("rps", 9L);
         });
+    }
+
+    /** What a provider SDK throws on 429. */
+    static class ProviderThrottled extends RuntimeException implements UpstreamRetryAfter {
+
+        private final Duration retryAfter;
+
+        ProviderThrottled(Duration retryAfter) {
+            this.retryAfter = retryAfter;
+        }
+
+        @Override
+        public Duration retryAfter() {
+            return retryAfter;
+        }
+    }
+
+    // tag::outboundPauseOn[]
+    static class Completions {
+
+        @RateLimited(resource = "openai", entity = "#keyId", consume = @Consume(limit = "rpm"),
+                pauseOn = ProviderThrottled.class)           // implements UpstreamRetryAfter
+        public String complete(String keyId, String prompt) {
+            throw new ProviderThrottled(Duration.ofSeconds(20));   // what the provider's SDK does on a 429
+        }
+    }
+    // end::outboundPauseOn[]
+
+    @Test
+    void pauseOn() {
+        runner.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+                        ZaeLimiterAopAutoConfiguration.class))
+                .withBean(Completions.class)
+                .run(context -> {
+                    Completions completions = context.getBean(Completions.class);
+                    RateLimiter limiter = context.getBean(RateLimiter.class);
+                    assertThatThrownBy(() -> completions.complete("key-1", "hi"))
+                            .isInstanceOf(ProviderThrottled.class);
+                    assertThatThrownBy(() -> limiter.acquire("key-2", "openai", Map.of("rpm", 1L)))
+                            .isInstanceOf(ResourcePausedException.class);
+                });
     }
 }

@@ -140,11 +140,17 @@ public class RateLimitedInterceptor implements MethodInterceptor {
         } catch (Throwable failure) {
             close(scopes);
             end(operations, leases, failure);
+            if (UpstreamPauses.any(operations)) {
+                UpstreamPauses.after(rateLimiter, operations, failure);
+            }
             throw failure;
         }
         close(scopes);
 
         if (limited.async != RateLimitedMethod.Async.NONE && result instanceof CompletionStage<?> stage) {
+            if (UpstreamPauses.any(operations)) {
+                stage = stage.whenComplete((value, failure) -> UpstreamPauses.after(rateLimiter, operations, failure));
+            }
             if (limited.async == RateLimitedMethod.Async.DEPENDENT_STAGE) {
                 return stage.whenComplete((value, failure) -> endAfterCompletion(limited, leases, failure));
             }

@@ -1,5 +1,7 @@
 package dev.zaelimiter.autoconfigure.aop;
 
+import dev.zaelimiter.spring.UpstreamRetryAfter;
+
 import java.time.Duration;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.spring.RateLimitedExpressionRoot;
@@ -66,9 +68,19 @@ final class RateLimitedMethod {
         final int priority;
         /** {@code @RateLimited(resource = "...", entity = "...") on Type.method(...)}, for messages. */
         final String where;
+        /** Failures that pause the resource for their {@code UpstreamRetryAfter.retryAfter()}. */
+        final Class<? extends Throwable>[] pauseOn;
 
+        @SuppressWarnings("unchecked")
         Operation(String resource, Value entity, String[] limits, Value[] amounts,
                 Class<? extends Throwable>[] rollbackOn, Duration maxWait, int priority, String where) {
+            this(resource, entity, limits, amounts, rollbackOn, maxWait, priority, where, new Class[0]);
+        }
+
+        Operation(String resource, Value entity, String[] limits, Value[] amounts,
+                Class<? extends Throwable>[] rollbackOn, Duration maxWait, int priority, String where,
+                Class<? extends Throwable>[] pauseOn) {
+            this.pauseOn = pauseOn;
             this.maxWait = maxWait;
             this.priority = priority;
             this.resource = resource;
@@ -77,6 +89,16 @@ final class RateLimitedMethod {
             this.amounts = amounts;
             this.rollbackOn = rollbackOn;
             this.where = where;
+        }
+
+        /** How long {@code failure} asks to pause the resource, or {@code null} when it is not in pauseOn. */
+        Duration pauseFor(Throwable failure) {
+            for (Class<? extends Throwable> type : pauseOn) {
+                if (type.isInstance(failure) && failure instanceof UpstreamRetryAfter upstream) {
+                    return upstream.retryAfter();
+                }
+            }
+            return null;
         }
 
         boolean rollsBackOn(Throwable failure) {

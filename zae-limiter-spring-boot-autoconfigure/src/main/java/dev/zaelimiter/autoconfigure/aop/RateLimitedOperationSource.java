@@ -217,8 +217,14 @@ public class RateLimitedOperationSource {
                 throw invalid(where, "maxWait '" + annotation.maxWait() + "' is negative", null);
             }
         }
+        for (Class<? extends Throwable> type : annotation.pauseOn()) {
+            if (!dev.zaelimiter.spring.UpstreamRetryAfter.class.isAssignableFrom(type)) {
+                throw invalid(where, "pauseOn lists " + type.getName() + ", which does not implement"
+                        + " UpstreamRetryAfter, so it cannot say how long to pause", null);
+            }
+        }
         return new RateLimitedMethod.Operation(resource, entity, limits, amounts, annotation.rollbackOn().clone(),
-                maxWait, annotation.priority(), where);
+                maxWait, annotation.priority(), where, annotation.pauseOn().clone());
     }
 
     private static Long parseAmount(String amount, String where, String limit) {

@@ -142,7 +142,12 @@ final class ReactiveRateLimitedCalls {
      */
     private static Mono<Void> end(ReactiveRateLimiter reactive, RateLimitedMethod.Operation[] operations,
             Lease[] leases, Throwable failure) {
-        Mono<Void> all = Mono.empty();
+        Mono<Void> all = failure != null && UpstreamPauses.any(operations)
+                ? reactive.call(() -> {
+                    UpstreamPauses.after(reactive.limiter(), operations, failure);
+                    return null;
+                })
+                : Mono.empty();
         for (int i = leases.length - 1; i >= 0; i--) {
             RateLimitedMethod.Operation operation = operations[i];
             Lease lease = leases[i];
