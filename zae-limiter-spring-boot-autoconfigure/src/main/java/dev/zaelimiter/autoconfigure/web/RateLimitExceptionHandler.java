@@ -7,26 +7,25 @@ import dev.zaelimiter.ResourcePausedException;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.UnknownLimitException;
 import dev.zaelimiter.UnsatisfiableRequestException;
+import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.i18n.LocaleContextHolder;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 
-import java.util.Locale;
-
 /**
- * Answers a refusal that reaches Spring MVC or WebFlux (from a {@code @RateLimited} method or a direct
+ * Answers a refusal that reaches Spring MVC (from a {@code @RateLimited} method or a direct
  * {@link dev.zaelimiter.RateLimiter#acquire} in a controller) the way {@link RateLimitFilter} does: 429 with
  * {@code Retry-After}, the IETF {@code RateLimit-Policy}/{@code RateLimit} headers and a problem body listing the
  * violated limits; 422 for a request that can never fit; 403 for a disabled resource; 503 with {@code Retry-After}
  * when the store is unavailable under {@code on-unavailable=block}; 500 when the resource has no limits at all. The bodies are Spring
- * {@link ProblemDetail}s built by {@link RateLimitProblems}, so Spring MVC (or WebFlux) writes them with the
- * application's message converters (codecs) and fills {@code instance} as for its own problems. Ordered last, so that an application's own handler
+ * {@link ProblemDetail}s built by {@link RateLimitProblems}, so Spring MVC writes them with the application's message
+ * converters and fills {@code instance} as for its own problems. Ordered last, so that an application's own handler
  * for these exceptions wins.
  */
 @ControllerAdvice
@@ -55,65 +54,44 @@ public class RateLimitExceptionHandler {
         this.unavailableRetryAfter = Math.max(1, unavailableRetryAfter);
     }
 
-    /** The handler the auto-configurations register, from {@code zae.limiter.web.*}. */
-    static RateLimitExceptionHandler of(ZaeLimiterWebProperties properties,
-            org.springframework.beans.factory.ObjectProvider<RateLimitProblems> problems,
-            org.springframework.beans.factory.ObjectProvider<org.springframework.context.MessageSource> messageSource) {
-        return new RateLimitExceptionHandler(properties.getHeaders() == ZaeLimiterWebProperties.Headers.IETF,
-                problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
-                        properties.getProblem().isIncludeDetails())),
-                properties.getUnavailableRetryAfter() == null ? 1
-                        : RateLimitHeaders.seconds(properties.getUnavailableRetryAfter()));
-    }
-
     @ExceptionHandler(RateLimitExceededException.class)
-    public ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException e, Locale locale) {
+    public ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException e, HttpServletResponse response) {
         String resource = e instanceof ResourcePausedException paused ? paused.resource()
                 : e.statuses().isEmpty() ? "" : e.statuses().get(0).resource();
-        HttpHeaders headers = new HttpHeaders();
-        headers.set(RateLimitHeaders.RETRY_AFTER, Long.toString(RateLimitHeaders.seconds(e.retryAfter())));
-        if (ietfHeaders && !(e instanceof ResourcePausedException)) {
-            RateLimitHeaders.set(headers::set, e.statuses());
-        }
-        return answer(problems.tooManyRequests(e, resource, orDefault(locale)), headers);
+        RateLimitResponses.setTooManyRequestsHeaders(response, e, ietfHeaders);
+        return answer(problems.tooManyRequests(e, resource, LocaleContextHolder.getLocale()));
     }
 
     @ExceptionHandler(UnsatisfiableRequestException.class)
-    public ResponseEntity<ProblemDetail> unsatisfiable(UnsatisfiableRequestException e, Locale locale) {
-        return answer(problems.unsatisfiable(e, e.resource(), orDefault(locale)), null);
+    public ResponseEntity<ProblemDetail> unsatisfiable(UnsatisfiableRequestException e) {
+        return answer(problems.unsatisfiable(e, e.resource(), LocaleContextHolder.getLocale()));
     }
 
     @ExceptionHandler(ResourceDisabledException.class)
-    public ResponseEntity<ProblemDetail> disabled(ResourceDisabledException e, Locale locale) {
-        return answer(problems.disabled(e.resource(), orDefault(locale)), null);
+    public ResponseEntity<ProblemDetail> disabled(ResourceDisabledException e) {
+        return answer(problems.disabled(e.resource(), LocaleContextHolder.getLocale()));
     }
 
     @ExceptionHandler(StoreUnavailableException.class)
-    public ResponseEntity<ProblemDetail> storeUnavailable(StoreUnavailableException e, Locale locale) {
-        HttpHeaders headers = new HttpHeaders();
-        headers.set(RateLimitHeaders.RETRY_AFTER, Long.toString(unavailableRetryAfter));
-        return answer(problems.storeUnavailable(null, unavailableRetryAfter, orDefault(locale)), headers);
+    public ResponseEntity<ProblemDetail> storeUnavailable(StoreUnavailableException e, HttpServletResponse response) {
+        response.setHeader(RateLimitResponses.RETRY_AFTER, Long.toString(unavailableRetryAfter));
+        return answer(problems.storeUnavailable(null, unavailableRetryAfter, LocaleContextHolder.getLocale()));
     }
 
     @ExceptionHandler(NoLimitsConfiguredException.class)
-    public ResponseEntity<ProblemDetail> noLimits(NoLimitsConfiguredException e, Locale locale) {
+    public ResponseEntity<ProblemDetail> noLimits(NoLimitsConfiguredException e) {
         log.error("rate limiting cannot be applied, answering 500: {}", e.getMessage());
-        return answer(problems.misconfigured(e.resource(), orDefault(locale)), null);
+        return answer(problems.misconfigured(e.resource(), LocaleContextHolder.getLocale()));
     }
 
     /** A call that consumes a limit its resource does not have: the declarations and the code disagree. */
     @ExceptionHandler(UnknownLimitException.class)
-    public ResponseEntity<ProblemDetail> unknownLimit(UnknownLimitException e, Locale locale) {
+    public ResponseEntity<ProblemDetail> unknownLimit(UnknownLimitException e) {
         log.error("rate limiting cannot be applied, answering 500: {}", e.getMessage());
-        return answer(problems.misconfigured(e.resource(), orDefault(locale)), null);
+        return answer(problems.misconfigured(e.resource(), LocaleContextHolder.getLocale()));
     }
 
-    /** The request's locale; WebFlux gives none when the request has no Accept-Language. */
-    private static Locale orDefault(Locale locale) {
-        return locale != null ? locale : Locale.getDefault();
-    }
-
-    private static ResponseEntity<ProblemDetail> answer(ProblemDetail problem, HttpHeaders headers) {
-        return ResponseEntity.status(problem.getStatus()).headers(headers).body(problem);
+    private static ResponseEntity<ProblemDetail> answer(ProblemDetail problem) {
+        return ResponseEntity.status(problem.getStatus()).body(problem);
     }
 }

@@ -6,8 +6,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The values of the rate limit headers, the same in both web stacks. Headers follow draft-ietf-httpapi-ratelimit-headers
- * ({@code RateLimit-Policy} and {@code RateLimit} as Structured Field lists); times are whole seconds.
+ * The values of the rate limit headers, the same in both web stacks. Headers follow
+ * draft-ietf-httpapi-ratelimit-headers ({@code RateLimit-Policy} and {@code RateLimit} as Structured Field lists);
+ * times are whole seconds.
  */
 final class RateLimitHeaders {
 

@@ -31,6 +31,10 @@ public class ZaeLimiterMvcAutoConfiguration {
     @ConditionalOnMissingBean
     public RateLimitExceptionHandler zaeLimiterExceptionHandler(ZaeLimiterWebProperties properties,
             ObjectProvider<RateLimitProblems> problems, ObjectProvider<MessageSource> messageSource) {
-        return RateLimitExceptionHandler.of(properties, problems, messageSource);
+        return new RateLimitExceptionHandler(properties.getHeaders() == ZaeLimiterWebProperties.Headers.IETF,
+                problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
+                        properties.getProblem().isIncludeDetails())),
+                properties.getUnavailableRetryAfter() == null ? 1
+                        : RateLimitResponses.seconds(properties.getUnavailableRetryAfter()));
     }
 }

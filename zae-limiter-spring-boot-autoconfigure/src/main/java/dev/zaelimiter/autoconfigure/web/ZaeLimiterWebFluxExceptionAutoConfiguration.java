@@ -15,9 +15,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.web.reactive.DispatcherHandler;
 
 /**
- * The {@link RateLimitExceptionHandler} in a WebFlux application, so that refusals of reactive {@code @RateLimited}
- * methods answer like the filter's, as {@link ZaeLimiterMvcAutoConfiguration} does for Spring MVC. Off with
- * {@code zae.limiter.web.exception-handler=false}, or by defining a {@link RateLimitExceptionHandler} bean.
+ * The {@link ReactiveRateLimitExceptionHandler} in a WebFlux application, so that refusals of reactive
+ * {@code @RateLimited} methods answer like the filter's, as {@link ZaeLimiterMvcAutoConfiguration} does for Spring
+ * MVC. Off with {@code zae.limiter.web.exception-handler=false}, or by defining a {@link ReactiveRateLimitExceptionHandler} bean.
  */
 @AutoConfiguration(after = ZaeLimiterAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -29,8 +29,8 @@ public class ZaeLimiterWebFluxExceptionAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public RateLimitExceptionHandler zaeLimiterExceptionHandler(ZaeLimiterWebProperties properties,
+    public ReactiveRateLimitExceptionHandler zaeLimiterReactiveExceptionHandler(ZaeLimiterWebProperties properties,
             ObjectProvider<RateLimitProblems> problems, ObjectProvider<MessageSource> messageSource) {
-        return RateLimitExceptionHandler.of(properties, problems, messageSource);
+        return ReactiveRateLimitExceptionHandler.of(properties, problems, messageSource);
     }
 }

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A refusal of a reactive {@code @RateLimited} method called by a WebFlux controller is answered by
- * {@link RateLimitExceptionHandler} as the filter answers: 429, Retry-After, RateLimit headers, the problem body.
+ * {@link ReactiveRateLimitExceptionHandler} as the filter answers: 429, Retry-After, RateLimit headers, the problem body.
  */
 class WebFluxRateLimitedRefusalTests {
 
@@ -84,7 +84,7 @@ class WebFluxRateLimitedRefusalTests {
                 .withUserConfiguration(App.class)
                 .withPropertyValues("zae.limiter.resources.reports.limits.rpm.capacity=1")
                 .run(context -> {
-                    assertThat(context).hasSingleBean(RateLimitExceptionHandler.class);
+                    assertThat(context).hasSingleBean(ReactiveRateLimitExceptionHandler.class);
                     WebFluxStackScenariosTests.serve(context, client -> {
                         WebStackScenarios.Http http = WebFluxStackScenariosTests.http(client);
                         assertThat(http.get("/reports", "X-User", "alice").body()).isEqualTo("report for alice");

@@ -34,7 +34,7 @@ class ZaeLimiterWebFluxAutoConfigurationTests {
         reactive.withPropertyValues(RULE).run(context -> {
             assertThat(context).hasSingleBean(ReactiveRateLimitFilter.class)
                     .hasSingleBean(ReactiveRateLimiter.class)
-                    .hasSingleBean(RateLimitExceptionHandler.class)
+                    .hasSingleBean(ReactiveRateLimitExceptionHandler.class)
                     .doesNotHaveBean(FilterRegistrationBean.class);
             assertThat(context.getBean(ReactiveRateLimitFilter.class).getOrder()).isEqualTo(-90);
             assertThat(context.getBean(ReactiveRateLimiter.class).offloads()).as("in-memory store: inline")
