@@ -17,7 +17,8 @@ import org.springframework.web.reactive.DispatcherHandler;
 /**
  * The {@link ReactiveRateLimitExceptionHandler} in a WebFlux application, so that refusals of reactive
  * {@code @RateLimited} methods answer like the filter's, as {@link ZaeLimiterMvcAutoConfiguration} does for Spring
- * MVC. Off with {@code zae.limiter.web.exception-handler=false}, or by defining a {@link ReactiveRateLimitExceptionHandler} bean.
+ * MVC. Off with {@code zae.limiter.web.exception-handler=false}, or by defining a
+ * {@link ReactiveRateLimitExceptionHandler} bean.
  */
 @AutoConfiguration(after = ZaeLimiterAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
