@@ -107,17 +107,26 @@ public final class RateLimiter {
     }
 
     private Lease acquireOnce(AcquireRequest request) {
-        long started = System.nanoTime();
+        long started = listener == null ? 0 : System.nanoTime();
         RequestPlanner.Plan plan;
         AcquireResult result;
         long now = clock.millis();
         try {
-            Attempt attempt = breaker.call(() -> {
-                RequestPlanner.Plan planned = planner.plan(request, now);
-                return new Attempt(planned, store.tryAcquire(planned.debits(), now));
-            });
-            plan = attempt.plan();
-            result = attempt.result();
+            boolean probe = breaker.enter();
+            try {
+                plan = planner.plan(request, now);
+                result = store.tryAcquire(plan.debits(), now);
+            } catch (StoreUnavailableException e) {
+                breaker.failed(probe);
+                throw e;
+            } catch (ValidationException e) {
+                breaker.released(probe);                      // refused before the store was asked
+                throw e;
+            } catch (RuntimeException | Error e) {
+                breaker.succeeded(probe);
+                throw e;
+            }
+            breaker.succeeded(probe);
         } catch (ResourcePausedException e) {
             notify(request, Decision.Outcome.REJECTED, List.of(), started);
             throw e;
@@ -126,19 +135,20 @@ public final class RateLimiter {
             notify(request, Decision.Outcome.DEGRADED, List.of(), started);
             return lease;
         }
-        List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), result.admitted());
         if (!result.admitted()) {
+            List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
             notify(request, Decision.Outcome.REJECTED, statuses, started);
-            throw new RateLimitExceededException(statuses, slotsRefused(plan, statuses));
+            throw new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false);
         }
-        notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
-                started);
-        plan.undebited().forEach(undebitedParents::report);
-        return new DefaultLease(leaseWrites, plan.debits(), plan.primaryDebits(), plan.primary(), statuses);
-    }
-
-    /** A plan and what the store made of it. */
-    private record Attempt(RequestPlanner.Plan plan, AcquireResult result) {
+        DefaultLease lease = new DefaultLease(leaseWrites, plan, result.buckets());
+        if (listener != null) {
+            notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
+                    lease.statuses(), started);
+        }
+        if (!plan.undebited().isEmpty()) {
+            plan.undebited().forEach(undebitedParents::report);
+        }
+        return lease;
     }
 
     /** A plan and its buckets as they are. */
