@@ -82,7 +82,7 @@ final class RequestPlanner {
         final long pausedUntil;
         /** Whether a bucket under these limits can take a concurrency slot, so that a call needs a lease id. */
         final boolean concurrency;
-        /** The amounts of the last immutable consume map validated as the first target's against this resolution. */
+        /** The amounts last validated as a lone target's against this resolution, with the map they came from. */
         volatile Amounts amounts;
 
         Resolved(ConfigSnapshot snapshot) {
@@ -121,8 +121,10 @@ final class RequestPlanner {
 
     /** The debits of {@code request}; raises when it is invalid or paused at {@code now}. */
     Plan plan(AcquireRequest request, long now) {
+        Resolved lone = null;
         if (request.limits() == null && request.also().isEmpty()) {
-            Plan plan = lone(request, now);
+            lone = lone(request);
+            Plan plan = reuse(lone, request, now);
             if (plan != null) {
                 return plan;
             }
@@ -132,38 +134,47 @@ final class RequestPlanner {
         List<UndebitedParents.Skipped> undebited = new ArrayList<>(0);
         LeaseId leaseId = new LeaseId();
         Resolution primary = target(request.entityId(), request.resource(), request.consume(), override, now, leaseId,
-                debits, undebited, true);
+                debits, undebited, lone);
         int primaryDebits = debits.size();
         for (AcquireRequest.Target other : request.also()) {
-            target(other.entityId(), other.resource(), other.consume(), null, now, leaseId, debits, undebited, false);
+            target(other.entityId(), other.resource(), other.consume(), null, now, leaseId, debits, undebited, null);
         }
         return new Plan(List.copyOf(debits.values()), primaryDebits, primary,
                 primary.disabled() == DisabledMode.BYPASS, undebited.isEmpty() ? List.of() : undebited);
     }
 
     /**
-     * The plan of a lone target without override, when its resolution is {@linkplain Resolved#simple() simple} and
-     * its consume map is the one last validated against it: the same checks in the same order (entity id, resource,
-     * pause), without repeating what depends on the configuration and the amounts alone. Otherwise {@code null}, and
-     * the call is planned in full.
+     * The resolution of a lone target without override, after the checks that come before it, in the same order:
+     * the entity id, the resource (skipped for one planned for before) and the amounts (skipped for the amounts
+     * validated last for the resource).
      */
-    private Plan lone(AcquireRequest request, long now) {
+    private Resolved lone(AcquireRequest request) {
         Map<String, Long> consume = request.consume();
         String entityId = Identifiers.entityId("entityId", request.entityId());
         String resource = request.resource();
         Resolved known = shared.get(resource);
-        if (known == null) {                            // a resource planned for before was valid
+        if (known == null) {
             Identifiers.resource("resource", resource);
         }
         Amounts validated = known == null ? null : known.amounts;
         if (validated == null || !validated.sameAs(consume)) {
             validateAmounts(consume);
         }
-        Resolved target = resolved(entityId, resource);
+        return resolved(entityId, resource);
+    }
+
+    /**
+     * The plan of a lone target resolved as {@code target}, when that resolution is {@linkplain Resolved#simple()
+     * simple} and the request consumes the amounts last validated against it: the pause check, and a debit built
+     * from what was derived before. Otherwise {@code null}, and the call is planned in full.
+     */
+    private static Plan reuse(Resolved target, AcquireRequest request, long now) {
         Amounts amounts = target.amounts;
-        if (amounts == null || !amounts.sameAs(consume) || !target.simple()) {
+        if (amounts == null || !amounts.sameAs(request.consume()) || !target.simple()) {
             return null;
         }
+        String entityId = request.entityId();
+        String resource = request.resource();
         checkPause(target, entityId, resource, now);
         Resolution resolution = target.resolution;
         boolean bypass = resolution.disabled() == DisabledMode.BYPASS;
@@ -229,22 +240,24 @@ final class RequestPlanner {
     /**
      * Adds the debits of one target (its entity and, when it cascades, its parent) to {@code debits}, merging the
      * amounts of a bucket that an earlier target already debits, and returns the target's resolution. A parent with
-     * no limits for the resource at any level cannot be debited: it is added to {@code undebited} instead.
+     * no limits for the resource at any level cannot be debited: it is added to {@code undebited} instead. For a
+     * lone target, {@code lone} is its resolution, found after its input was checked; the amounts validated for
+     * it are then remembered.
      */
     private Resolution target(String entity, String res, Map<String, Long> consume, List<Limit> override, long now,
             LeaseId leaseId, Map<BucketKey, BucketDebit> debits, List<UndebitedParents.Skipped> undebited,
-            boolean first) {
-        String entityId = Identifiers.entityId("entityId", entity);
-        String resource = Identifiers.resource("resource", res);
-        Map<String, Long> amounts = validateAmounts(consume);
-        Resolved target = resolved(entityId, resource);
+            Resolved lone) {
+        String entityId = lone != null ? entity : Identifiers.entityId("entityId", entity);
+        String resource = lone != null ? res : Identifiers.resource("resource", res);
+        Map<String, Long> amounts = lone != null ? consume : validateAmounts(consume);
+        Resolved target = lone != null ? lone : resolved(entityId, resource);
         checkPause(target, entityId, resource, now);
         Resolution resolution = override == null ? target.resolution
                 : ConfigResolver.resolve(target.snapshot, override);
         boolean concurrency = target.concurrency
                 || override != null && resolution.bucketLimits().stream().anyMatch(Limit::isConcurrency);
         BucketDebit own = debit(entityId, resource, resolution, amounts, true, leaseId.forDebit(concurrency));
-        if (first && override == null) {
+        if (lone != null) {
             target.amounts = new Amounts(consume, own.amountsMilli());
         }
         merge(debits, own);

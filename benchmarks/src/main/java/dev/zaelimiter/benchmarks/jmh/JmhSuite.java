@@ -5,6 +5,7 @@ import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.format.OutputFormatFactory;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
@@ -78,12 +79,19 @@ public final class JmhSuite {
         Figures figures = new Figures(new LinkedHashMap<>());
         int[] threads = length == Length.SMOKE ? new int[] {1} : new int[] {1, 2};
         for (int t : threads) {
-            figures.add(new Runner(options(length, SCALING).threads(t).build()).run());
+            figures.add(runner(options(length, SCALING).threads(t)).run());
         }
-        figures.add(new Runner(options(length, SINGLE).threads(1).build()).run());
+        figures.add(runner(options(length, SINGLE).threads(1)).run());
         HeapPerBucket.Figures heap = length == Length.SMOKE ? HeapPerBucket.measure(buckets) : heapInOwnJvm(buckets);
         figures.heap(heap, buckets);
         return figures;
+    }
+
+    /** A runner that reports its progress on standard error, so that standard output carries the tables alone. */
+    private static Runner runner(ChainedOptionsBuilder options) {
+        var built = options.build();
+        return new Runner(built, OutputFormatFactory.createFormatInstance(System.err,
+                built.verbosity().orElse(VerboseMode.NORMAL)));
     }
 
     private static ChainedOptionsBuilder options(Length length, String include) {
