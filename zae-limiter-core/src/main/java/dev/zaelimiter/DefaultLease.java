@@ -72,7 +72,7 @@ final class DefaultLease implements Lease {
         List<Integer> touched = new ArrayList<>(debits.size());
         for (int i = 0; i < plan.primaryDebits(); i++) {
             BucketDebit debit = debits.get(i);
-            if (debit.limits().stream().anyMatch(l -> l.name().equals(limitName))) {
+            if (holds(debit, limitName)) {
                 changes.add(debit.withAmounts(Map.of(limitName, deltaMilli)));
                 touched.add(i);
             }
@@ -150,6 +150,15 @@ final class DefaultLease implements Lease {
                     e.getMessage());
             return false;
         }
+    }
+
+    private static boolean holds(BucketDebit debit, String limitName) {
+        for (Limit limit : debit.limits()) {
+            if (limit.name().equals(limitName)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What each debit has taken so far, made modifiable on the first adjustment. */

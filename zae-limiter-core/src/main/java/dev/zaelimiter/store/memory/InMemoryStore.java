@@ -268,6 +268,11 @@ public final class InMemoryStore implements LimiterStore {
     @Override
     public void apply(List<BucketDebit> given, long now) {
         List<BucketDebit> debits = shared(given);
+        if (debits.size() == 1) {
+            apply(debits.get(0), now);
+            afterWrite(now);
+            return;
+        }
         withBuckets(debits, cells -> {
             BucketState[] refilled = refilled(cells, debits, now);
             for (int i = 0; i < debits.size(); i++) {
@@ -278,6 +283,24 @@ public final class InMemoryStore implements LimiterStore {
             return null;
         });
         afterWrite(now);
+    }
+
+    /** {@link #apply(List, long)} of one bucket, under its monitor alone. */
+    private void apply(BucketDebit debit, long now) {
+        while (true) {
+            Cell cell = cell(debit.key());
+            synchronized (cell) {
+                if (cell.retired) {
+                    continue;
+                }
+                BucketState stored = cell.state();
+                List<Limit> limits = debit.limits();
+                BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
+                store(cell, refilled.adjusted(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId()),
+                        limits);
+                return;
+            }
+        }
     }
 
     @Override
