@@ -228,7 +228,7 @@ public final class JmhSuite {
 
         private static void overhead(StringBuilder md, String what, Score with, Score without) {
             double added = with.nanosPerOp() - without.nanosPerOp();
-            md.append(String.format(Locale.ROOT, "| %s | 1 | %.0f | %.0f | +%.0f ns | < 200 ns | %s |%n", what,
+            md.append(String.format(Locale.ROOT, "| %s | 1 | %.0f | %.0f | %+.0f ns | < 200 ns | %s |%n", what,
                     with.nanosPerOp(), without.nanosPerOp(), added, added < 200 ? "yes" : "no"));
         }
     }
