@@ -25,7 +25,6 @@ import org.springframework.web.util.ServletRequestPathUtils;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -169,7 +168,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
     private Lease acquire(RateLimitRule rule, String entityId, HttpServletRequest http, HttpServletResponse response)
             throws IOException {
         String resource = rule.resource();
-        Locale locale = http.getLocale();
         try {
             AcquireRequest request = AcquireRequest.of(entityId, resource).consume(rule.consume());
             return limiter.acquire(rule.maxWait().isZero() ? request : request.maxWait(rule.maxWait()));
@@ -178,22 +176,22 @@ public class RateLimitFilter extends OncePerRequestFilter {
                 log.debug("429 on resource '{}': {}", resource, e.getMessage());
             }
             RateLimitResponses.setTooManyRequestsHeaders(response, e, ietfHeaders);
-            write(http, response, problems.tooManyRequests(e, resource, locale));
+            write(http, response, problems.tooManyRequests(e, resource, http.getLocale()));
         } catch (ResourceDisabledException e) {
-            write(http, response, problems.disabled(resource, locale));
+            write(http, response, problems.disabled(resource, http.getLocale()));
         } catch (UnsatisfiableRequestException e) {
-            write(http, response, problems.unsatisfiable(e, resource, locale));
+            write(http, response, problems.unsatisfiable(e, resource, http.getLocale()));
         } catch (StoreUnavailableException e) {
             if (shouldWarn()) {
                 log.warn("rate limiter store unavailable, answering 503 on resource '{}' (logged at most every 10 s):"
                         + " {}", resource, e.getMessage());
             }
             response.setHeader(RateLimitResponses.RETRY_AFTER, Long.toString(unavailableRetryAfter));
-            write(http, response, problems.storeUnavailable(resource, unavailableRetryAfter, locale));
+            write(http, response, problems.storeUnavailable(resource, unavailableRetryAfter, http.getLocale()));
         } catch (ValidationException e) {
             if ("entityId".equals(e.field())) {
                 // never echo the value: without hashing it is the caller's own input, and it is not needed
-                write(http, response, problems.invalidEntity(resource, rule.sourceDescription(), locale));
+                write(http, response, problems.invalidEntity(resource, rule.sourceDescription(), http.getLocale()));
             } else {
                 misconfigured(http, response, rule, e);
             }
