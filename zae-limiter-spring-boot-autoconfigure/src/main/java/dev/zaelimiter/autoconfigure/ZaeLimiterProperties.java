@@ -57,6 +57,12 @@ public class ZaeLimiterProperties {
 
     private final DynamoDb dynamodb = new DynamoDb();
 
+    /** Usage history: what each entity consumed per limit, hour and day. */
+    private final Usage usage = new Usage();
+
+    /** Audit log: who changed what, when. */
+    private final Audit audit = new Audit();
+
     /** Limits for every entity on every resource that has nothing more specific. */
     private final Level system = new Level();
 
@@ -555,6 +561,102 @@ public class ZaeLimiterProperties {
 
     public DynamoDb getDynamodb() {
         return dynamodb;
+    }
+
+    public Usage getUsage() {
+        return usage;
+    }
+
+    public Audit getAudit() {
+        return audit;
+    }
+
+    /** Usage history: counted in the process, written to the store every flush interval and on shutdown. */
+    public static class Usage {
+
+        /** Whether to record usage history. */
+        private boolean enabled = true;
+
+        /** How often each process writes what it counted (zero: only on shutdown). At most one write per bucket period. */
+        private Duration flushInterval = Duration.ofSeconds(10);
+
+        /** How long hourly usage is kept after its hour (DynamoDB TTL). */
+        private Duration hourRetention = Duration.ofDays(90);
+
+        /** How long daily usage is kept after its day (DynamoDB TTL). */
+        private Duration dayRetention = Duration.ofDays(730);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getFlushInterval() {
+            return flushInterval;
+        }
+
+        public void setFlushInterval(Duration flushInterval) {
+            this.flushInterval = flushInterval;
+        }
+
+        public Duration getHourRetention() {
+            return hourRetention;
+        }
+
+        public void setHourRetention(Duration hourRetention) {
+            this.hourRetention = hourRetention;
+        }
+
+        public Duration getDayRetention() {
+            return dayRetention;
+        }
+
+        public void setDayRetention(Duration dayRetention) {
+            this.dayRetention = dayRetention;
+        }
+    }
+
+    /** Audit log of configuration changes. */
+    public static class Audit {
+
+        /**
+         * Who changes are attributed to when no user is signed in (no Spring Security principal); the application
+         * name (spring.application.name) when unset, else "application".
+         */
+        private String actor;
+
+        /** Who changes applied from the declarations under zae.limiter are attributed to. */
+        private String declarationsActor = "declarations";
+
+        /** How long audit events are kept (DynamoDB TTL). */
+        private Duration retention = Duration.ofDays(730);
+
+        public String getActor() {
+            return actor;
+        }
+
+        public void setActor(String actor) {
+            this.actor = actor;
+        }
+
+        public String getDeclarationsActor() {
+            return declarationsActor;
+        }
+
+        public void setDeclarationsActor(String declarationsActor) {
+            this.declarationsActor = declarationsActor;
+        }
+
+        public Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(Duration retention) {
+            this.retention = retention;
+        }
     }
 
     public Level getSystem() {

@@ -1,5 +1,10 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
+import dev.zaelimiter.AuditEvent;
+import dev.zaelimiter.AuditPage;
+import dev.zaelimiter.AuditQuery;
+import dev.zaelimiter.Usage;
+import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.BucketView;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
@@ -21,6 +26,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.lang.Nullable;
 
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -37,6 +44,8 @@ import java.util.Map;
  *   <li>{@code GET /actuator/ratelimits/{entity}/{resource}}: the configuration in force and every limit's state
  *       now, read from the store ({@link #bucket}); 404 when the ids are malformed or no limits apply;</li>
  *   <li>{@code DELETE /actuator/ratelimits/{entity}/{resource}}: puts the bucket back to full ({@link #reset}).</li>
+ *   <li>{@code GET /actuator/ratelimits/usage|top-usage|audit?...}: usage history and audit log
+ *       ({@link #report}).</li>
  * </ul>
  * A resource name may contain {@code /}; the resource selector takes the rest of the path.
  */
@@ -103,6 +112,119 @@ public class RateLimitsEndpoint {
         } catch (ValidationException e) {
             throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
         }
+    }
+
+    /**
+     * A history report, {@code GET /actuator/ratelimits/{report}} with query parameters:
+     * <ul>
+     *   <li>{@code usage}: the usage of {@code entity} (optionally on {@code resource}, of {@code limit}) per
+     *       {@code granularity} ({@code hour}, the default, or {@code day}) over [{@code from}, {@code to})
+     *       (ISO-8601 instants; by default the 24 hours, or 30 days, up to the end of the current one);</li>
+     *   <li>{@code top-usage}: the {@code top} (10) entities that consumed most of {@code limit} on
+     *       {@code resource} over the same kind of window;</li>
+     *   <li>{@code audit}: audit events, newest first: of {@code entity} (optionally on {@code resource}), of
+     *       {@code resource}, of the system level ({@code scope=system}) or all of them; {@code from}, {@code to},
+     *       {@code page-size} (100) and {@code cursor} (from the page before).</li>
+     * </ul>
+     *
+     * @throws InvalidEndpointRequestException (400) for an unknown report or a malformed parameter
+     */
+    @ReadOperation
+    public Map<String, Object> report(@Selector String report, @Nullable String entity, @Nullable String resource,
+            @Nullable String limit, @Nullable String granularity, @Nullable String from, @Nullable String to,
+            @Nullable Integer top, @Nullable String scope, @Nullable Integer pageSize, @Nullable String cursor) {
+        try {
+            return switch (report) {
+                case "usage" -> usageReport(entity, resource, limit, granularity, from, to);
+                case "top-usage" -> topUsageReport(resource, limit, granularity, from, to, top);
+                case "audit" -> auditReport(entity, resource, scope, from, to, pageSize, cursor);
+                default -> throw new InvalidEndpointRequestException("unknown report '" + report
+                        + "': usage, top-usage or audit", "unknown report");
+            };
+        } catch (ValidationException | UnsupportedOperationException | DateTimeParseException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
+    }
+
+    private Map<String, Object> usageReport(@Nullable String entity, @Nullable String resource,
+            @Nullable String limit, @Nullable String granularity, @Nullable String from, @Nullable String to) {
+        if (entity == null) {
+            throw new InvalidEndpointRequestException("the usage report needs entity", "missing entity");
+        }
+        UsageGranularity g = granularity(granularity);
+        Instant end = to == null ? endOfCurrentPeriod(g) : Instant.parse(to);
+        Instant start = from == null ? defaultStart(g, end) : Instant.parse(from);
+        List<Map<String, Object>> rows = limiter.admin().usage(entity, resource, limit, g, start, end).stream()
+                .map(Usage::toMap).toList();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("granularity", g.name().toLowerCase(Locale.ROOT));
+        body.put("from", start.toString());
+        body.put("to", end.toString());
+        body.put("usage", rows);
+        return body;
+    }
+
+    private Map<String, Object> topUsageReport(@Nullable String resource, @Nullable String limit,
+            @Nullable String granularity, @Nullable String from, @Nullable String to, @Nullable Integer top) {
+        if (resource == null || limit == null) {
+            throw new InvalidEndpointRequestException("the top-usage report needs resource and limit",
+                    "missing resource or limit");
+        }
+        UsageGranularity g = granularity(granularity);
+        Instant end = to == null ? endOfCurrentPeriod(g) : Instant.parse(to);
+        Instant start = from == null ? defaultStart(g, end) : Instant.parse(from);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("resource", resource);
+        body.put("limit", limit);
+        body.put("from", start.toString());
+        body.put("to", end.toString());
+        body.put("top", limiter.admin().topUsage(resource, limit, g, start, end, top == null ? 10 : top).stream()
+                .map(Usage::toMap).toList());
+        return body;
+    }
+
+    private Map<String, Object> auditReport(@Nullable String entity, @Nullable String resource,
+            @Nullable String scope, @Nullable String from, @Nullable String to, @Nullable Integer pageSize,
+            @Nullable String cursor) {
+        AuditQuery query;
+        if (entity != null) {
+            query = resource == null ? AuditQuery.entity(entity) : AuditQuery.entity(entity, resource);
+        } else if (resource != null) {
+            query = AuditQuery.resource(resource);
+        } else if ("system".equals(scope)) {
+            query = AuditQuery.system();
+        } else if (scope == null || "all".equals(scope)) {
+            query = AuditQuery.all();
+        } else {
+            throw new InvalidEndpointRequestException("scope is system or all, or name an entity or a resource",
+                    "bad scope");
+        }
+        query = query.between(from == null ? null : Instant.parse(from), to == null ? null : Instant.parse(to))
+                .pageSize(pageSize == null ? AuditQuery.DEFAULT_PAGE_SIZE : pageSize).after(cursor);
+        AuditPage page = limiter.admin().audit(query);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("events", page.events().stream().map(AuditEvent::toMap).toList());
+        body.put("next_cursor", page.nextCursor());
+        return body;
+    }
+
+    private static UsageGranularity granularity(@Nullable String granularity) {
+        if (granularity == null || granularity.equalsIgnoreCase("hour")) {
+            return UsageGranularity.HOUR;
+        }
+        if (granularity.equalsIgnoreCase("day")) {
+            return UsageGranularity.DAY;
+        }
+        throw new InvalidEndpointRequestException("granularity is hour or day, not '" + granularity + "'",
+                "bad granularity");
+    }
+
+    private Instant endOfCurrentPeriod(UsageGranularity granularity) {
+        return Instant.ofEpochMilli(granularity.periodStart(limiter.clock().millis()) + granularity.millis());
+    }
+
+    private static Instant defaultStart(UsageGranularity granularity, Instant end) {
+        return end.minus(granularity == UsageGranularity.HOUR ? Duration.ofHours(24) : Duration.ofDays(30));
     }
 
     private static String join(String[] segments) {
