@@ -129,7 +129,7 @@ class UsageAndAuditAutoConfigurationTests {
                     1, null);
             assertThat((List<?>) audit.get("events")).singleElement().satisfies(row -> assertThat(asMap(row))
                     .containsEntry("actor", "declarations").containsEntry("scope", "resource"));
-            assertThat(audit.get("next_cursor")).isNull();
+            assertThat(audit).doesNotContainKey("next_cursor");
 
             assertThatExceptionOfType(InvalidEndpointRequestException.class)
                     .isThrownBy(() -> endpoint.report("usage", null, null, null, null, null, null, null, null, null,

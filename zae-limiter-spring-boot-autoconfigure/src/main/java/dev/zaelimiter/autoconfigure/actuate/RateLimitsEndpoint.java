@@ -34,6 +34,7 @@ import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The {@code ratelimits} endpoint: what is declared under {@code zae.limiter}, how one entity stands on one resource,
@@ -124,7 +125,7 @@ public class RateLimitsEndpoint {
      *       {@code resource} over the same kind of window;</li>
      *   <li>{@code audit}: audit events, newest first: of {@code entity} (optionally on {@code resource}), of
      *       {@code resource}, of the system level ({@code scope=system}) or all of them; {@code from}, {@code to},
-     *       {@code page-size} (100) and {@code cursor} (from the page before).</li>
+     *       {@code pageSize} (100) and {@code cursor} (from the page before).</li>
      * </ul>
      *
      * @throws InvalidEndpointRequestException (400) for an unknown report or a malformed parameter
@@ -203,8 +204,14 @@ public class RateLimitsEndpoint {
                 .pageSize(pageSize == null ? AuditQuery.DEFAULT_PAGE_SIZE : pageSize).after(cursor);
         AuditPage page = limiter.admin().audit(query);
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("events", page.events().stream().map(AuditEvent::toMap).toList());
-        body.put("next_cursor", page.nextCursor());
+        body.put("events", page.events().stream().map(event -> {
+            Map<String, Object> fields = event.toMap();
+            fields.values().removeIf(Objects::isNull);
+            return fields;
+        }).toList());
+        if (page.nextCursor() != null) {
+            body.put("next_cursor", page.nextCursor());
+        }
         return body;
     }
 
