@@ -99,7 +99,7 @@ public class ZaeLimiterAutoConfiguration {
     @Bean
     public InitializingBean limitDeclarationsApplier(LimitDeclarations declarations, RateLimiter rateLimiter,
             ZaeLimiterProperties properties) {
-        return () -> declarations.applyTo(rateLimiter.admin().actingAs(properties.getAudit().getDeclarationsActor()));
+        return () -> declarations.applyTo(rateLimiter.admin());
     }
 
     /**

@@ -63,6 +63,9 @@ public class ZaeLimiterProperties {
     /** Audit log: who changed what, when. */
     private final Audit audit = new Audit();
 
+    /** How the declarations below are applied to the store at startup. */
+    private final Declarations declarations = new Declarations();
+
     /** Limits for every entity on every resource that has nothing more specific. */
     private final Level system = new Level();
 
@@ -569,6 +572,58 @@ public class ZaeLimiterProperties {
 
     public Audit getAudit() {
         return audit;
+    }
+
+    public Declarations getDeclarations() {
+        return declarations;
+    }
+
+    /** How the declarations are applied at startup. */
+    public static class Declarations {
+
+        /**
+         * apply: write what is added or changed; prune: also remove what earlier declarations wrote and the
+         * declarations no longer have (never what was set through the admin API); verify: write nothing and report
+         * drift.
+         */
+        private Mode mode = Mode.APPLY;
+
+        /** In verify mode, whether drift between the declarations and the store fails startup or is logged. */
+        private OnDrift onDrift = OnDrift.FAIL;
+
+        /** The ways to apply declarations. */
+        public enum Mode {
+            /** Write what is added or changed. */
+            APPLY,
+            /** Also remove what earlier declarations wrote and the declarations no longer have. */
+            PRUNE,
+            /** Write nothing; report drift. */
+            VERIFY
+        }
+
+        /** What verify mode does about drift. */
+        public enum OnDrift {
+            /** Fail startup. */
+            FAIL,
+            /** Log a warning. */
+            WARN
+        }
+
+        public Mode getMode() {
+            return mode;
+        }
+
+        public void setMode(Mode mode) {
+            this.mode = mode;
+        }
+
+        public OnDrift getOnDrift() {
+            return onDrift;
+        }
+
+        public void setOnDrift(OnDrift onDrift) {
+            this.onDrift = onDrift;
+        }
     }
 
     /** Usage history: counted in the process, written to the store every flush interval and on shutdown. */

@@ -145,7 +145,16 @@ class UsageAndAuditAutoConfigurationTests {
                             null)).withMessageContaining("pageSize");
             assertThatExceptionOfType(InvalidEndpointRequestException.class)
                     .isThrownBy(() -> endpoint.report("nope", null, null, null, null, null, null, null, null, null,
-                            null)).withMessageContaining("usage, top-usage or audit");
+                            null)).withMessageContaining("usage, top-usage, audit or drift");
+
+            limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("tpm", 5)));
+            Map<String, Object> drift = endpoint.report("drift", null, null, null, null, null, null, null, null,
+                    null, null);
+            assertThat(drift).containsEntry("mode", "apply")
+                    .containsEntry("summary", "added 0, changed 1, removed 0, unchanged 0");
+            assertThat((List<?>) drift.get("drift")).singleElement().satisfies(row -> assertThat(asMap(row))
+                    .containsEntry("kind", "changed").containsEntry("target", "resource gpt-4")
+                    .containsEntry("setting", "limits"));
         });
     }
 

@@ -13,6 +13,7 @@ import dev.zaelimiter.LimitView;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.ScheduleEntry;
 import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.autoconfigure.DeclarationPlan;
 import dev.zaelimiter.autoconfigure.LimitDeclarations;
 import dev.zaelimiter.autoconfigure.LimitDeclarations.EntityLevels;
 import dev.zaelimiter.autoconfigure.LimitDeclarations.LevelDeclaration;
@@ -125,7 +126,9 @@ public class RateLimitsEndpoint {
      *       {@code resource} over the same kind of window;</li>
      *   <li>{@code audit}: audit events, newest first: of {@code entity} (optionally on {@code resource}), of
      *       {@code resource}, of the system level ({@code scope=system}) or all of them; {@code from}, {@code to},
-     *       {@code pageSize} (100) and {@code cursor} (from the page before).</li>
+     *       {@code pageSize} (100) and {@code cursor} (from the page before);</li>
+     *   <li>{@code drift}: how the store differs from the declarations now (what startup would add, change or, in
+     *       prune mode, remove), and the plan's warnings.</li>
      * </ul>
      *
      * @throws InvalidEndpointRequestException (400) for an unknown report or a malformed parameter
@@ -139,8 +142,9 @@ public class RateLimitsEndpoint {
                 case "usage" -> usageReport(entity, resource, limit, granularity, from, to);
                 case "top-usage" -> topUsageReport(resource, limit, granularity, from, to, top);
                 case "audit" -> auditReport(entity, resource, scope, from, to, pageSize, cursor);
+                case "drift" -> driftReport();
                 default -> throw new InvalidEndpointRequestException("unknown report '" + report
-                        + "': usage, top-usage or audit", "unknown report");
+                        + "': usage, top-usage, audit or drift", "unknown report");
             };
         } catch (ValidationException | UnsupportedOperationException | DateTimeParseException e) {
             throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
@@ -212,6 +216,30 @@ public class RateLimitsEndpoint {
         if (page.nextCursor() != null) {
             body.put("next_cursor", page.nextCursor());
         }
+        return body;
+    }
+
+    private Map<String, Object> driftReport() {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (declarations == null) {
+            body.put("summary", "nothing declared");
+            body.put("drift", List.of());
+            return body;
+        }
+        DeclarationPlan plan = declarations.plan(limiter.admin());
+        body.put("mode", declarations.mode().name().toLowerCase(Locale.ROOT));
+        body.put("summary", plan.summary());
+        body.put("drift", plan.drift().stream().map(change -> {
+            Map<String, Object> fields = new LinkedHashMap<>();
+            fields.put("kind", change.kind().name().toLowerCase(Locale.ROOT));
+            fields.put("target", change.target());
+            fields.put("setting", change.setting());
+            fields.put("before", change.before());
+            fields.put("after", change.after());
+            fields.values().removeIf(Objects::isNull);
+            return fields;
+        }).toList());
+        body.put("warnings", plan.warnings());
         return body;
     }
 
