@@ -106,6 +106,20 @@ public final class LimitDeclarations {
         return new LevelDeclaration(resource, limits, level.getCascade(), level.getDisabled());
     }
 
+    /**
+     * Converts and checks the limits of one level written as declarations (for example in a request to the
+     * actuator endpoint); {@code path} names them in errors.
+     *
+     * @throws InvalidDeclarationException for the first limit that breaks a rule, naming its property
+     */
+    public static List<Limit> limitsOf(String path, Map<String, LimitDeclaration> declarations) {
+        List<Limit> limits = limits(path, declarations);
+        if (limits == null) {
+            throw new InvalidDeclarationException(path, "declare at least one limit");
+        }
+        return limits;
+    }
+
     /** The limits of one level, or {@code null} when it declares none. */
     private static List<Limit> limits(String path, Map<String, LimitDeclaration> declarations) {
         if (declarations.isEmpty()) {

@@ -66,6 +66,9 @@ public class ZaeLimiterProperties {
     /** How the declarations below are applied to the store at startup. */
     private final Declarations declarations = new Declarations();
 
+    /** Which write operations the ratelimits actuator endpoint offers; all are off unless enabled here. */
+    private final EndpointWrites endpointWrites = new EndpointWrites();
+
     /** Limits for every entity on every resource that has nothing more specific. */
     private final Level system = new Level();
 
@@ -576,6 +579,58 @@ public class ZaeLimiterProperties {
 
     public Declarations getDeclarations() {
         return declarations;
+    }
+
+    public EndpointWrites getEndpointWrites() {
+        return endpointWrites;
+    }
+
+    /** The write operations of the ratelimits endpoint, each off unless enabled. */
+    public static class EndpointWrites {
+
+        /** Whether POST /actuator/ratelimits/set-limits and delete-limits are offered. */
+        private boolean limits;
+
+        /** Whether POST /actuator/ratelimits/set-disabled (enabled, disabled, bypass, inherit) is offered. */
+        private boolean switches;
+
+        /** Whether POST /actuator/ratelimits/pause and resume are offered. */
+        private boolean pauses;
+
+        /** Whether POST /actuator/ratelimits/set-parent is offered. */
+        private boolean parents;
+
+        public boolean isLimits() {
+            return limits;
+        }
+
+        public void setLimits(boolean limits) {
+            this.limits = limits;
+        }
+
+        public boolean isSwitches() {
+            return switches;
+        }
+
+        public void setSwitches(boolean switches) {
+            this.switches = switches;
+        }
+
+        public boolean isPauses() {
+            return pauses;
+        }
+
+        public void setPauses(boolean pauses) {
+            this.pauses = pauses;
+        }
+
+        public boolean isParents() {
+            return parents;
+        }
+
+        public void setParents(boolean parents) {
+            this.parents = parents;
+        }
     }
 
     /** How the declarations are applied at startup. */
