@@ -7,6 +7,7 @@ import dev.zaelimiter.store.LimiterStore;
 
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.store.AuditStore;
+import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.store.UsagePeriod;
 import dev.zaelimiter.store.UsageStore;
@@ -294,22 +295,33 @@ public final class RateLimiterAdmin {
     }
 
     private void putLimits(ConfigScope scope, List<Limit> limits) {
-        List<Limit> before = store.getLevel(scope).limits();
+        String before = before(scope, level -> describe(level.limits()));
         store.putLimits(scope, limits);
-        audit.record(limits == null ? "delete-limits" : "set-limits", scope, describe(before), describe(limits));
+        audit.record(limits == null ? "delete-limits" : "set-limits", scope, before, describe(limits));
     }
 
     private void putDisabled(ConfigScope scope, DisabledMode mode) {
-        DisabledMode before = store.getLevel(scope).disabled();
+        String before = before(scope, level -> level.disabled() == null ? null : level.disabled().name());
         store.putDisabled(scope, mode);
-        audit.record("set-disabled", scope, before == null ? null : before.name(), mode == null ? null : mode.name());
+        audit.record("set-disabled", scope, before, mode == null ? null : mode.name());
     }
 
     private void putCascade(ConfigScope scope, Boolean cascade) {
-        Boolean before = store.getLevel(scope).cascade();
+        String before = before(scope, level -> level.cascade() == null ? null : level.cascade().toString());
         store.putCascade(scope, cascade);
-        audit.record("set-cascade", scope, before == null ? null : before.toString(),
-                cascade == null ? null : cascade.toString());
+        audit.record("set-cascade", scope, before, cascade == null ? null : cascade.toString());
+    }
+
+    /** What a level sets before a change, for the audit log; a level the store cannot read is being repaired. */
+    private String before(ConfigScope scope, java.util.function.Function<LevelConfig, String> field) {
+        if (audit.store() == null) {
+            return null;
+        }
+        try {
+            return field.apply(store.getLevel(scope));
+        } catch (CorruptStateException e) {
+            return "(unreadable)";
+        }
     }
 
     private static String describe(List<Limit> limits) {
@@ -393,7 +405,11 @@ public final class RateLimiterAdmin {
             throw new UnsupportedOperationException(store.getClass().getName() + " keeps no usage history");
         }
         if (usage != null) {
-            usage.flush();
+            try {
+                usage.flush();
+            } catch (StoreUnavailableException e) {
+                // this process's latest counts are kept for the next flush; read what the store has
+            }
         }
         return history;
     }

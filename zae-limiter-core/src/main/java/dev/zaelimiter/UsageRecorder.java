@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -48,7 +49,7 @@ final class UsageRecorder implements AutoCloseable {
     private final Clock clock;
     private final String writerId = UUID.randomUUID().toString();
     private final AtomicLong sequence = new AtomicLong();
-    private final ConcurrentHashMap<Slot, Map<String, Counters>> live = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Slot, SlotCounters> live = new ConcurrentHashMap<>();
     private final Map<Target, Outgoing> outgoing = new LinkedHashMap<>();
     private final Object flushLock = new Object();
     private final ScheduledFuture<?> schedule;
@@ -68,6 +69,17 @@ final class UsageRecorder implements AutoCloseable {
         Map<String, UsageCounts> next = new HashMap<>();
     }
 
+    /**
+     * The counters of one slot. A call counts into it between {@link #enter} and {@link #exit}; the flush retires an
+     * idle slot of a past hour, waits for the calls still inside it, drains it one last time and drops it, so no count
+     * is lost: a call that finds it retired counts into a fresh slot instead.
+     */
+    private static final class SlotCounters {
+        final ConcurrentHashMap<String, Counters> limits = new ConcurrentHashMap<>(4);
+        final AtomicInteger writers = new AtomicInteger();
+        volatile boolean retired;
+    }
+
     /** The counters of one limit in one slot; drained by the flush. */
     private static final class Counters {
         final AtomicLong consumedMilli = new AtomicLong();
@@ -75,9 +87,6 @@ final class UsageRecorder implements AutoCloseable {
         final AtomicLong refused = new AtomicLong();
         final AtomicLong overdrawn = new AtomicLong();
         final AtomicLong bypassedMilli = new AtomicLong();
-        /** Whether the last drain found nothing (a slot idle for a whole flush may be dropped). */
-        boolean idle;
-
         UsageCounts drain() {
             return new UsageCounts(consumedMilli.getAndSet(0), admitted.getAndSet(0), refused.getAndSet(0),
                     overdrawn.getAndSet(0), bypassedMilli.getAndSet(0));
@@ -114,17 +123,21 @@ final class UsageRecorder implements AutoCloseable {
     /** An admitted call: its debits, and the statuses that say which soft limits are in debt. */
     void admitted(List<BucketDebit> debits, List<LimitStatus> statuses, long now) {
         for (BucketDebit debit : debits) {
-            Map<String, Counters> slot = slot(debit.key(), now);
-            for (Limit limit : debit.limits()) {
-                Counters counters = counters(slot, limit.name());
-                long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
-                counters.admitted.incrementAndGet();
-                if (amount != 0) {
-                    (debit.countOnly() ? counters.bypassedMilli : counters.consumedMilli).addAndGet(amount);
+            SlotCounters slot = enter(debit.key(), now);
+            try {
+                for (Limit limit : debit.limits()) {
+                    Counters counters = counters(slot, limit.name());
+                    long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
+                    counters.admitted.incrementAndGet();
+                    if (amount != 0) {
+                        (debit.countOnly() ? counters.bypassedMilli : counters.consumedMilli).addAndGet(amount);
+                    }
+                    if (limit.isSoft() && overdrawn(statuses, debit.key(), limit.name())) {
+                        counters.overdrawn.incrementAndGet();
+                    }
                 }
-                if (limit.isSoft() && overdrawn(statuses, debit.key(), limit.name())) {
-                    counters.overdrawn.incrementAndGet();
-                }
+            } finally {
+                slot.writers.decrementAndGet();
             }
         }
     }
@@ -132,9 +145,13 @@ final class UsageRecorder implements AutoCloseable {
     /** A call a hard limit refused. */
     void refused(List<BucketDebit> debits, long now) {
         for (BucketDebit debit : debits) {
-            Map<String, Counters> slot = slot(debit.key(), now);
-            for (Limit limit : debit.limits()) {
-                counters(slot, limit.name()).refused.incrementAndGet();
+            SlotCounters slot = enter(debit.key(), now);
+            try {
+                for (Limit limit : debit.limits()) {
+                    counters(slot, limit.name()).refused.incrementAndGet();
+                }
+            } finally {
+                slot.writers.decrementAndGet();
             }
         }
     }
@@ -145,17 +162,23 @@ final class UsageRecorder implements AutoCloseable {
      */
     void adjusted(List<BucketDebit> changes, long now) {
         for (BucketDebit change : changes) {
-            Map<String, Counters> slot = null;
-            for (Limit limit : change.limits()) {
-                long amount = change.amountsMilli().getOrDefault(limit.name(), 0L);
-                if (amount == 0 || limit.isConcurrency()) {
-                    continue;
+            SlotCounters slot = null;
+            try {
+                for (Limit limit : change.limits()) {
+                    long amount = change.amountsMilli().getOrDefault(limit.name(), 0L);
+                    if (amount == 0 || limit.isConcurrency()) {
+                        continue;
+                    }
+                    if (slot == null) {
+                        slot = enter(change.key(), now);
+                    }
+                    Counters counters = counters(slot, limit.name());
+                    (change.countOnly() ? counters.bypassedMilli : counters.consumedMilli).addAndGet(amount);
                 }
-                if (slot == null) {
-                    slot = slot(change.key(), now);
+            } finally {
+                if (slot != null) {
+                    slot.writers.decrementAndGet();
                 }
-                Counters counters = counters(slot, limit.name());
-                (change.countOnly() ? counters.bypassedMilli : counters.consumedMilli).addAndGet(amount);
             }
         }
     }
@@ -170,14 +193,23 @@ final class UsageRecorder implements AutoCloseable {
         return false;
     }
 
-    private Map<String, Counters> slot(BucketKey key, long now) {
-        return live.computeIfAbsent(new Slot(key, UsageGranularity.HOUR.periodStart(now)),
-                s -> new ConcurrentHashMap<>(4));
+    /** The slot of {@code key} at {@code now}, entered: the caller counts into it, then decrements its writers. */
+    private SlotCounters enter(BucketKey key, long now) {
+        Slot slot = new Slot(key, UsageGranularity.HOUR.periodStart(now));
+        while (true) {
+            SlotCounters counters = live.computeIfAbsent(slot, s -> new SlotCounters());
+            counters.writers.incrementAndGet();
+            if (!counters.retired) {
+                return counters;
+            }
+            counters.writers.decrementAndGet();
+            live.remove(slot, counters);
+        }
     }
 
-    private static Counters counters(Map<String, Counters> slot, String limitName) {
-        Counters counters = slot.get(limitName);
-        return counters != null ? counters : slot.computeIfAbsent(limitName, n -> new Counters());
+    private static Counters counters(SlotCounters slot, String limitName) {
+        Counters counters = slot.limits.get(limitName);
+        return counters != null ? counters : slot.limits.computeIfAbsent(limitName, n -> new Counters());
     }
 
     // ---- flushing
@@ -218,32 +250,38 @@ final class UsageRecorder implements AutoCloseable {
         }
     }
 
-    /** Moves what calls counted into the writes of their hour and day; drops slots idle since the last drain. */
+    /** Moves what calls counted into the writes of their hour and day; drops idle slots of past hours. */
     private void drain() {
         long currentHour = UsageGranularity.HOUR.periodStart(clock.millis());
-        for (Iterator<Map.Entry<Slot, Map<String, Counters>>> it = live.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<Slot, Map<String, Counters>> entry = it.next();
+        for (Map.Entry<Slot, SlotCounters> entry : live.entrySet()) {
             Slot slot = entry.getKey();
-            boolean idle = true;
-            for (Map.Entry<String, Counters> limit : entry.getValue().entrySet()) {
-                Counters counters = limit.getValue();
-                UsageCounts counts = counters.drain();
-                if (counts.isZero()) {
-                    idle &= counters.idle;
-                    counters.idle = true;
-                    continue;
-                }
-                idle = false;
-                counters.idle = false;
-                add(new Target(slot.key(), UsageGranularity.HOUR, slot.hourStart()), limit.getKey(), counts);
-                add(new Target(slot.key(), UsageGranularity.DAY, UsageGranularity.DAY.periodStart(slot.hourStart())),
-                        limit.getKey(), counts);
-            }
-            // A past hour's slot, found empty twice in a row: no call is still between finding it and counting.
+            SlotCounters counters = entry.getValue();
+            boolean idle = drain(slot, counters);
             if (idle && slot.hourStart() < currentHour) {
-                it.remove();
+                counters.retired = true;
+                while (counters.writers.get() != 0) {
+                    Thread.onSpinWait();                     // a call is counting into it: let it finish
+                }
+                drain(slot, counters);
+                live.remove(slot, counters);
             }
         }
+    }
+
+    /** Drains one slot; returns whether it was empty. */
+    private boolean drain(Slot slot, SlotCounters counters) {
+        boolean idle = true;
+        for (Map.Entry<String, Counters> limit : counters.limits.entrySet()) {
+            UsageCounts counts = limit.getValue().drain();
+            if (counts.isZero()) {
+                continue;
+            }
+            idle = false;
+            add(new Target(slot.key(), UsageGranularity.HOUR, slot.hourStart()), limit.getKey(), counts);
+            add(new Target(slot.key(), UsageGranularity.DAY, UsageGranularity.DAY.periodStart(slot.hourStart())),
+                    limit.getKey(), counts);
+        }
+        return idle;
     }
 
     private void add(Target target, String limitName, UsageCounts counts) {
