@@ -275,7 +275,11 @@ public final class LimitDeclarations {
      */
     public void applyTo(RateLimiterAdmin admin) {
         RateLimiterAdmin declaring = admin.actingAs(actor);
-        Plan plan = planFor(declaring);
+        boolean apply = mode == ZaeLimiterProperties.Declarations.Mode.APPLY;
+        if (apply && declaredSettings().isEmpty()) {
+            return;                                   // nothing to write, nothing to ask the store
+        }
+        Plan plan = planFor(declaring, !apply);
         DeclarationPlan described = plan.described();
         log.info("zae-limiter declarations ({}): {}", mode.name().toLowerCase(java.util.Locale.ROOT),
                 described.summary());
@@ -312,7 +316,7 @@ public final class LimitDeclarations {
      * and the store. Writes nothing.
      */
     public DeclarationPlan plan(RateLimiterAdmin admin) {
-        return planFor(admin.actingAs(actor)).described();
+        return planFor(admin.actingAs(actor), true).described();
     }
 
     /** The mode the declarations are applied in. */
@@ -428,7 +432,8 @@ public final class LimitDeclarations {
         }
     }
 
-    private Plan planFor(RateLimiterAdmin admin) {
+    /** The plan; with {@code removals}, also what earlier declarations wrote and these no longer have. */
+    private Plan planFor(RateLimiterAdmin admin, boolean removals) {
         List<Setting> declared = declaredSettings();
         Map<List<String>, Setting> byKey = new java.util.LinkedHashMap<>();
         declared.forEach(setting -> byKey.put(setting.key(), setting));
@@ -441,7 +446,8 @@ public final class LimitDeclarations {
                     words(current), words(setting.declared()))));
         }
         List<String> warnings = new ArrayList<>();
-        for (Setting removed : writtenByEarlierDeclarations(admin, byKey.keySet(), warnings)) {
+        for (Setting removed : removals ? writtenByEarlierDeclarations(admin, byKey.keySet(), warnings)
+                : List.<Setting>of()) {
             Object current = removed.current(admin);
             if (current != null) {
                 planned.add(new Planned(removed, new DeclarationPlan.Change(DeclarationPlan.Kind.REMOVED,
