@@ -55,6 +55,44 @@ public final class InMemoryStore implements LimiterStore {
     private final AtomicLong writesSinceSweep = new AtomicLong();
     private final AtomicBoolean sweeping = new AtomicBoolean();
     private volatile long sweepInterval = MIN_SWEEP_INTERVAL;
+    private final MemoryUsage usage;
+    private final MemoryAudit audit;
+
+    /** The most periods (a bucket's hour, or its day) of each kind the usage history keeps by default. */
+    public static final int DEFAULT_MAX_USAGE_PERIODS = 100_000;
+    /** The most events the audit log keeps by default. */
+    public static final int DEFAULT_MAX_AUDIT_EVENTS = 10_000;
+
+    /** A store with the default bounds on usage history and audit log. */
+    public InMemoryStore() {
+        this(DEFAULT_MAX_USAGE_PERIODS, DEFAULT_MAX_AUDIT_EVENTS);
+    }
+
+    /**
+     * A store whose usage history keeps at most {@code maxUsagePeriods} hour periods and as many day periods (one
+     * period: one bucket's hour or day; the oldest go first), and whose audit log keeps the newest
+     * {@code maxAuditEvents} events.
+     */
+    public InMemoryStore(int maxUsagePeriods, int maxAuditEvents) {
+        if (maxUsagePeriods < 1) {
+            throw new dev.zaelimiter.ValidationException("maxUsagePeriods", maxUsagePeriods, "at least one period");
+        }
+        if (maxAuditEvents < 1) {
+            throw new dev.zaelimiter.ValidationException("maxAuditEvents", maxAuditEvents, "at least one event");
+        }
+        this.usage = new MemoryUsage(maxUsagePeriods);
+        this.audit = new MemoryAudit(maxAuditEvents);
+    }
+
+    @Override
+    public dev.zaelimiter.store.UsageStore usage() {
+        return usage;
+    }
+
+    @Override
+    public dev.zaelimiter.store.AuditStore audit() {
+        return audit;
+    }
 
     /**
      * One bucket. Guarded by its own monitor; {@code retired} once evicted, so that late arrivals retry. Holds its
