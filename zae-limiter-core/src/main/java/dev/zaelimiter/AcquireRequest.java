@@ -114,10 +114,24 @@ public final class AcquireRequest {
 
     /** This request, consuming the given amounts in addition to those already set. */
     public AcquireRequest consume(Map<String, Long> amounts) {
+        if (consume.isEmpty() && isImmutable(amounts)) {
+            return new AcquireRequest(entityId, resource, amounts, limits, also, maxWait, priority);
+        }
         Map<String, Long> next = new LinkedHashMap<>(consume);
         next.putAll(amounts);
         return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also, maxWait,
                 priority);
+    }
+
+    private static final Class<?> IMMUTABLE_1 = Map.of("a", 1L).getClass();
+    private static final Class<?> IMMUTABLE_N = Map.of("a", 1L, "b", 2L).getClass();
+
+    /**
+     * Whether {@code map} is an immutable map of the JDK ({@code Map.of}, {@code Map.copyOf}), which holds no null
+     * and iterates in a fixed order: a request keeps it as it is instead of copying it.
+     */
+    private static boolean isImmutable(Map<String, Long> map) {
+        return map.getClass() == IMMUTABLE_1 || map.getClass() == IMMUTABLE_N;
     }
 
     /** This request, checked against {@code limits} instead of the stored configuration of the entity. */

@@ -135,7 +135,7 @@ public final class CircuitBreaker {
      * @throws StoreUnavailableException without calling the store when the circuit is open, or from the store
      */
     <T> T call(Supplier<T> storeCall) {
-        boolean probe = state != State.CLOSED && admit();
+        boolean probe = enter();
         Boolean answered = Boolean.TRUE;
         try {
             return storeCall.get();
@@ -156,8 +156,17 @@ public final class CircuitBreaker {
         }
     }
 
+    /**
+     * The start of a store call made without {@link #call}: raises as {@code call} does when the circuit is open, and
+     * tells whether the call is the probe. The caller then reports how it went with exactly one of
+     * {@link #succeeded}, {@link #failed} or {@link #released}, as {@code call} does.
+     */
+    boolean enter() {
+        return state != State.CLOSED && admit();
+    }
+
     /** A call that did not reach the store: says nothing about it; a probe lets another call probe. */
-    private void released(boolean probe) {
+    void released(boolean probe) {
         if (probe) {
             synchronized (this) {
                 probing = false;
@@ -196,7 +205,7 @@ public final class CircuitBreaker {
         return true;
     }
 
-    private void succeeded(boolean probe) {
+    void succeeded(boolean probe) {
         if (probe || failures != 0 || state != State.CLOSED) {
             synchronized (this) {
                 if (probe && state == State.HALF_OPEN) {
@@ -211,7 +220,7 @@ public final class CircuitBreaker {
         }
     }
 
-    private void failed(boolean probe) {
+    void failed(boolean probe) {
         if (!enabled) {
             return;
         }

@@ -5,6 +5,7 @@ import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.internal.resolution.Resolution;
 import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketSnapshot;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,24 +20,23 @@ final class DefaultLease implements Lease {
     private static final Logger log = LoggerFactory.getLogger(DefaultLease.class);
 
     private final LeaseWrites writes;
+    private final RequestPlanner.Plan plan;
     private final List<BucketDebit> debits;
-    private final int primaryDebits;
-    private final List<Map<String, Long>> takenMilli;
-    private final Resolution primary;
-    private final List<LimitStatus> statuses;
+    private final List<BucketSnapshot> admittedAs;
+    /** What each debit has taken so far, per limit; {@code null} until an adjustment changes it from the debit's. */
+    private List<Map<String, Long>> takenMilli;
+    private volatile List<LimitStatus> statuses;
     private boolean closed;
 
-    DefaultLease(LeaseWrites writes, List<BucketDebit> debits, int primaryDebits, Resolution primary,
-            List<LimitStatus> statuses) {
+    /**
+     * The lease of a call admitted by {@code plan}, whose buckets were {@code admittedAs} right after it. Statuses
+     * are built from them when first asked for.
+     */
+    DefaultLease(LeaseWrites writes, RequestPlanner.Plan plan, List<BucketSnapshot> admittedAs) {
         this.writes = writes;
-        this.debits = debits;
-        this.primaryDebits = primaryDebits;
-        this.primary = primary;
-        this.statuses = List.copyOf(statuses);
-        this.takenMilli = new ArrayList<>(debits.size());
-        for (BucketDebit debit : debits) {
-            takenMilli.add(new HashMap<>(debit.amountsMilli()));
-        }
+        this.plan = plan;
+        this.debits = plan.debits();
+        this.admittedAs = admittedAs;
     }
 
     static Lease unrecorded() {
@@ -49,6 +49,7 @@ final class DefaultLease implements Lease {
             throw new LeaseClosedException("adjust " + limitName);
         }
         Identifiers.limitName("limitName", limitName);
+        Resolution primary = plan.primary();
         Limit limit = primary.limit(limitName);
         if (limit == null) {
             BucketDebit first = debits.get(0);
@@ -69,16 +70,17 @@ final class DefaultLease implements Lease {
         long deltaMilli = amount * Limits.MILLI;
         List<BucketDebit> changes = new ArrayList<>(debits.size());
         List<Integer> touched = new ArrayList<>(debits.size());
-        for (int i = 0; i < primaryDebits; i++) {
+        for (int i = 0; i < plan.primaryDebits(); i++) {
             BucketDebit debit = debits.get(i);
-            if (debit.limits().stream().anyMatch(l -> l.name().equals(limitName))) {
+            if (holds(debit, limitName)) {
                 changes.add(debit.withAmounts(Map.of(limitName, deltaMilli)));
                 touched.add(i);
             }
         }
         if (write(changes, "adjust")) {
+            List<Map<String, Long>> taken = taken();
             for (int i : touched) {
-                takenMilli.get(i).merge(limitName, deltaMilli, BucketMath::saturatedAdd);
+                taken.get(i).merge(limitName, deltaMilli, BucketMath::saturatedAdd);
             }
         }
     }
@@ -92,7 +94,7 @@ final class DefaultLease implements Lease {
         List<BucketDebit> refunds = new ArrayList<>(debits.size());
         for (int i = 0; i < debits.size(); i++) {
             Map<String, Long> refund = new HashMap<>();
-            takenMilli.get(i).forEach((name, milli) -> {
+            (takenMilli == null ? debits.get(i).amountsMilli() : takenMilli.get(i)).forEach((name, milli) -> {
                 if (milli != 0) {
                     refund.put(name, -milli);
                 }
@@ -111,6 +113,9 @@ final class DefaultLease implements Lease {
             return;
         }
         closed = true;
+        if (!plan.takesSlots()) {
+            return;
+        }
         List<BucketDebit> releases = new ArrayList<>();
         for (BucketDebit debit : debits) {
             if (debit.takesSlots()) {
@@ -147,6 +152,26 @@ final class DefaultLease implements Lease {
         }
     }
 
+    private static boolean holds(BucketDebit debit, String limitName) {
+        for (Limit limit : debit.limits()) {
+            if (limit.name().equals(limitName)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What each debit has taken so far, made modifiable on the first adjustment. */
+    private List<Map<String, Long>> taken() {
+        if (takenMilli == null) {
+            takenMilli = new ArrayList<>(debits.size());
+            for (BucketDebit debit : debits) {
+                takenMilli.add(new HashMap<>(debit.amountsMilli()));
+            }
+        }
+        return takenMilli;
+    }
+
     /** Applies {@code changes}; store failures follow the limiter's policy. Returns whether they were written. */
     private boolean write(List<BucketDebit> changes, String what) {
         if (changes.isEmpty()) {
@@ -165,7 +190,7 @@ final class DefaultLease implements Lease {
     @Override
     public List<String> overdrawn() {
         BucketDebit first = debits.get(0);
-        return statuses.stream()
+        return statuses().stream()
                 .filter(s -> s.entityId().equals(first.key().entityId()) && s.overdrawn())
                 .map(LimitStatus::limitName)
                 .toList();
@@ -183,7 +208,12 @@ final class DefaultLease implements Lease {
 
     @Override
     public List<LimitStatus> statuses() {
-        return statuses;
+        List<LimitStatus> built = statuses;
+        if (built == null) {
+            built = List.copyOf(RequestPlanner.statuses(plan, admittedAs, true));
+            statuses = built;
+        }
+        return built;
     }
 
     /** The lease of a call admitted while the store was unavailable: records nothing. */

@@ -10,16 +10,20 @@ import java.util.List;
 /**
  * What a lease needs after its call was admitted: its corrections and renewals written through the circuit breaker
  * on the limiter's clock, the unavailability policy for when they fail, and a way to wake this process's waiters
- * when it gives capacity back.
+ * when it gives capacity back, and the usage recorder that counts what corrections consume ({@code null}: none).
  */
 record LeaseWrites(LimiterStore store, Clock clock, CircuitBreaker breaker, UnavailablePolicy policy,
-        WaitQueues waiting) {
+        WaitQueues waiting, UsageRecorder usage) {
 
     void apply(List<BucketDebit> changes) {
+        long now = clock.millis();
         breaker.call(() -> {
-            store.apply(changes, clock.millis());
+            store.apply(changes, now);
             return null;
         });
+        if (usage != null) {
+            usage.adjusted(changes, now);
+        }
     }
 
     boolean renew(List<BucketDebit> holding) {

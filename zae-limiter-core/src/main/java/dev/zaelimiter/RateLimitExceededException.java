@@ -14,6 +14,7 @@ public class RateLimitExceededException extends RateLimiterException {
     private final List<LimitStatus> statuses;
     private final Duration retryAfter;
     private final boolean waitsForSlots;
+    private volatile String message;
 
     public RateLimitExceededException(List<LimitStatus> statuses) {
         this(statuses, false);
@@ -24,19 +25,44 @@ public class RateLimitExceededException extends RateLimiterException {
      *                      retry-after (the latest a slot could come back)
      */
     public RateLimitExceededException(List<LimitStatus> statuses, boolean waitsForSlots) {
-        super(message(statuses));
+        this(statuses, waitsForSlots, true);
+    }
+
+    /**
+     * As {@link #RateLimitExceededException(List, boolean)}; without a stack trace unless {@code stackTrace}. The
+     * limiter raises its refusals without one: a refusal is an answer, raised where the caller called, and filling
+     * in the trace would cost more than the decision. The message is built when first asked for.
+     */
+    protected RateLimitExceededException(List<LimitStatus> statuses, boolean waitsForSlots, boolean stackTrace) {
+        super(null, stackTrace);
         this.statuses = List.copyOf(statuses);
-        this.retryAfter = statuses.stream().filter(LimitStatus::exceeded).map(LimitStatus::retryAfter)
-                .max(Duration::compareTo).orElse(Duration.ZERO);
+        Duration longest = Duration.ZERO;
+        for (LimitStatus status : this.statuses) {
+            if (status.exceeded() && status.retryAfter().compareTo(longest) > 0) {
+                longest = status.retryAfter();
+            }
+        }
+        this.retryAfter = longest;
         this.waitsForSlots = waitsForSlots;
     }
 
     /** For refusals that limit statuses do not explain alone, such as a pause. */
     protected RateLimitExceededException(String message, List<LimitStatus> statuses, Duration retryAfter) {
         super(message);
+        this.message = message;
         this.statuses = List.copyOf(statuses);
         this.retryAfter = retryAfter;
         this.waitsForSlots = false;
+    }
+
+    @Override
+    public String getMessage() {
+        String built = message;
+        if (built == null) {
+            built = message(statuses);
+            message = built;
+        }
+        return built;
     }
 
     private static String message(List<LimitStatus> statuses) {

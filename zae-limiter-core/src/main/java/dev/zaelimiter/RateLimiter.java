@@ -12,6 +12,7 @@ import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.UsageStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +49,7 @@ import java.util.function.LongUnaryOperator;
  * RequestPlanner (planning), UnavailablePolicy (store failures), LeaseWrites and DefaultLease (leases) and
  * WaitQueues (waiting).
  */
-public final class RateLimiter {
+public final class RateLimiter implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
 
@@ -62,6 +63,8 @@ public final class RateLimiter {
     private final CircuitBreaker breaker;
     private final UndebitedParents undebitedParents;
     private final RequestPlanner planner;
+    private final UsageRecorder usage;
+    private final AuditLog audit;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
@@ -69,13 +72,30 @@ public final class RateLimiter {
         this.unavailable = new UnavailablePolicy(builder.onUnavailable);
         this.listener = builder.listener;
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
-        this.admin = new RateLimiterAdmin(store);
+        UsageStore history = builder.usageHistory ? capability(store::usage) : null;
+        this.usage = history != null ? new UsageRecorder(history, clock, builder.usageFlushInterval) : null;
+        this.audit = new AuditLog(capability(store::audit), clock, builder.actor);
+        this.admin = new RateLimiterAdmin(store, usage, audit, clock);
         this.breaker = builder.breakerEnabled
                 ? CircuitBreaker.of(builder.failureThreshold, builder.coolDown, clock)
                 : CircuitBreaker.disabled(clock);
-        this.leaseWrites = new LeaseWrites(store, clock, breaker, unavailable, waiting);
+        this.leaseWrites = new LeaseWrites(store, clock, breaker, unavailable, waiting, usage);
         this.undebitedParents = new UndebitedParents(clock, listener);
         this.planner = new RequestPlanner(store);
+    }
+
+    /** The usage flush interval when none is set, in seconds. */
+    public static final int DEFAULT_USAGE_FLUSH_SECONDS = 10;
+    private static final Duration DEFAULT_USAGE_FLUSH_INTERVAL = Duration.ofSeconds(DEFAULT_USAGE_FLUSH_SECONDS);
+
+    /** What a store offers beyond buckets; none when asking fails (a store that is all failures, in tests). */
+    private static <T> T capability(java.util.function.Supplier<T> offered) {
+        try {
+            return offered.get();
+        } catch (RuntimeException e) {
+            log.warn("store offers no usage history or audit log: {}", e.toString());
+            return null;
+        }
     }
 
     public static Builder builder() {
@@ -107,17 +127,26 @@ public final class RateLimiter {
     }
 
     private Lease acquireOnce(AcquireRequest request) {
-        long started = System.nanoTime();
+        long started = listener == null ? 0 : System.nanoTime();
         RequestPlanner.Plan plan;
         AcquireResult result;
         long now = clock.millis();
         try {
-            Attempt attempt = breaker.call(() -> {
-                RequestPlanner.Plan planned = planner.plan(request, now);
-                return new Attempt(planned, store.tryAcquire(planned.debits(), now));
-            });
-            plan = attempt.plan();
-            result = attempt.result();
+            boolean probe = breaker.enter();
+            try {
+                plan = planner.plan(request, now);
+                result = store.tryAcquire(plan.debits(), now);
+            } catch (StoreUnavailableException e) {
+                breaker.failed(probe);
+                throw e;
+            } catch (ValidationException e) {
+                breaker.released(probe);                      // refused before the store was asked
+                throw e;
+            } catch (RuntimeException | Error e) {
+                breaker.succeeded(probe);
+                throw e;
+            }
+            breaker.succeeded(probe);
         } catch (ResourcePausedException e) {
             notify(request, Decision.Outcome.REJECTED, List.of(), started);
             throw e;
@@ -126,19 +155,26 @@ public final class RateLimiter {
             notify(request, Decision.Outcome.DEGRADED, List.of(), started);
             return lease;
         }
-        List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), result.admitted());
         if (!result.admitted()) {
+            if (usage != null) {
+                usage.refused(plan.debits(), now);
+            }
+            List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
             notify(request, Decision.Outcome.REJECTED, statuses, started);
-            throw new RateLimitExceededException(statuses, slotsRefused(plan, statuses));
+            throw new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false);
         }
-        notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED, statuses,
-                started);
-        plan.undebited().forEach(undebitedParents::report);
-        return new DefaultLease(leaseWrites, plan.debits(), plan.primaryDebits(), plan.primary(), statuses);
-    }
-
-    /** A plan and what the store made of it. */
-    private record Attempt(RequestPlanner.Plan plan, AcquireResult result) {
+        DefaultLease lease = new DefaultLease(leaseWrites, plan, result.buckets());
+        if (usage != null) {
+            usage.admitted(plan.debits(), lease::statuses, now);
+        }
+        if (listener != null) {
+            notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
+                    lease.statuses(), started);
+        }
+        if (!plan.undebited().isEmpty()) {
+            plan.undebited().forEach(undebitedParents::report);
+        }
+        return lease;
     }
 
     /** A plan and its buckets as they are. */
@@ -333,13 +369,17 @@ public final class RateLimiter {
 
     /** Ends a pause of {@code resource} early. */
     public void resume(String resource) {
-        store.putPause(ConfigScope.resource(Identifiers.resource("resource", resource)), null);
+        ConfigScope scope = ConfigScope.resource(Identifiers.resource("resource", resource));
+        store.putPause(scope, null);
+        audit.record("resume", scope, null, null);
     }
 
     /** Ends a pause of {@code entityId} on {@code resource} early. */
     public void resume(String entityId, String resource) {
-        store.putPause(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
-                Identifiers.resource("resource", resource)), null);
+        ConfigScope scope = ConfigScope.entity(Identifiers.entityId("entityId", entityId),
+                Identifiers.resource("resource", resource));
+        store.putPause(scope, null);
+        audit.record("resume", scope, null, null);
     }
 
     private Instant pauseUntil(ConfigScope scope, Duration duration) {
@@ -355,6 +395,7 @@ public final class RateLimiter {
                     + " milliseconds can hold (within about 292 million years)");
         }
         store.putPause(scope, until.toEpochMilli());
+        audit.record("pause", scope, null, "paused until " + until);
         return until;
     }
 
@@ -393,6 +434,29 @@ public final class RateLimiter {
         return breaker;
     }
 
+    /**
+     * Sends the usage this process counted and has not written yet to the store's history now (it is sent every
+     * flush interval anyway). Does nothing when the store keeps no history.
+     *
+     * @throws StoreUnavailableException when the store could not be written; the counts are kept and sent again
+     */
+    public void flushUsage() {
+        if (usage != null) {
+            usage.flush();
+        }
+    }
+
+    /**
+     * Stops the background usage flush and writes what this process counted and has not written yet. The limiter
+     * still decides calls afterwards, but no longer writes their usage by itself. Does not close the store.
+     */
+    @Override
+    public void close() {
+        if (usage != null) {
+            usage.close();
+        }
+    }
+
     /** How many calls of this process wait for {@code entityId} on {@code resource} now. */
     int waiting(String entityId, String resource) {
         return waiting.waiting(new BucketKey(entityId, resource));
@@ -411,6 +475,9 @@ public final class RateLimiter {
         private boolean breakerEnabled = true;
         private int failureThreshold = CircuitBreaker.DEFAULT_FAILURE_THRESHOLD;
         private Duration coolDown = CircuitBreaker.DEFAULT_COOL_DOWN;
+        private boolean usageHistory = true;
+        private Duration usageFlushInterval = DEFAULT_USAGE_FLUSH_INTERVAL;
+        private java.util.function.Supplier<String> actor = () -> AuditLog.DEFAULT_ACTOR;
 
         private Builder() {
         }
@@ -485,6 +552,40 @@ public final class RateLimiter {
         /** What to do when the store fails; {@link Unavailable#BLOCK} when not set. */
         public Builder onUnavailable(Unavailable onUnavailable) {
             this.onUnavailable = Objects.requireNonNull(onUnavailable, "onUnavailable");
+            return this;
+        }
+
+        /**
+         * How often this process writes the usage it counted to the store's history: every period (hour and day) of
+         * a bucket with new counts gets one write per flush. {@value #DEFAULT_USAGE_FLUSH_SECONDS} s when not set;
+         * {@link Duration#ZERO} writes only on {@link RateLimiter#flushUsage()} and {@link RateLimiter#close()}.
+         *
+         * @throws ValidationException when negative, or above zero and under 100 ms
+         */
+        public Builder usageFlushInterval(Duration interval) {
+            if (interval == null || interval.isNegative()
+                    || (!interval.isZero() && interval.compareTo(Duration.ofMillis(100)) < 0)) {
+                throw new ValidationException("usageFlushInterval", interval, "zero (flush on demand) or at least"
+                        + " 100 ms");
+            }
+            this.usageFlushInterval = interval;
+            this.usageHistory = true;
+            return this;
+        }
+
+        /** Records no usage history (the store's history stays as it is). */
+        public Builder noUsageHistory() {
+            this.usageHistory = false;
+            return this;
+        }
+
+        /**
+         * Who the audit log names for changes made through this limiter, asked at each change (for example the
+         * principal of the current request); {@value AuditLog#DEFAULT_ACTOR} when not set, or when it answers
+         * {@code null} or blank.
+         */
+        public Builder actor(java.util.function.Supplier<String> actor) {
+            this.actor = Objects.requireNonNull(actor, "actor");
             return this;
         }
 

@@ -5,8 +5,20 @@ import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.LimiterStore;
 
+import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.store.AuditStore;
+import dev.zaelimiter.store.LevelConfig;
+import dev.zaelimiter.store.UsageCounts;
+import dev.zaelimiter.store.UsagePeriod;
+import dev.zaelimiter.store.UsageStore;
+
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -15,15 +27,39 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
 /**
  * Manages what the limiter enforces: entities and their hierarchy, limits at each configuration level, disabled
  * modes and cascade policies. Every method validates its arguments before it writes anything. Changes take effect
- * on the next call.
+ * on the next call. Every change is recorded in the store's audit log (see {@link #audit(AuditQuery)}); the store's
+ * usage history is read here too.
  */
 public final class RateLimiterAdmin {
 
     private final LimiterStore store;
-    private final Object hierarchyLock = new Object();
+    private final UsageRecorder usage;
+    private final AuditLog audit;
+    private final Clock clock;
+    private final Object hierarchyLock;
 
-    RateLimiterAdmin(LimiterStore store) {
+    RateLimiterAdmin(LimiterStore store, UsageRecorder usage, AuditLog audit, Clock clock) {
+        this(store, usage, audit, clock, new Object());
+    }
+
+    private RateLimiterAdmin(LimiterStore store, UsageRecorder usage, AuditLog audit, Clock clock,
+            Object hierarchyLock) {
         this.store = store;
+        this.usage = usage;
+        this.audit = audit;
+        this.clock = clock;
+        this.hierarchyLock = hierarchyLock;
+    }
+
+    /**
+     * This admin, with the audit log naming {@code actor} for every change made through the returned one (for
+     * example {@code declarations} for changes applied from configuration files).
+     */
+    public RateLimiterAdmin actingAs(String actor) {
+        if (actor == null || actor.isBlank()) {
+            throw new ValidationException("actor", actor, "name who makes the changes");
+        }
+        return new RateLimiterAdmin(store, usage, audit.as(actor), clock, hierarchyLock);
     }
 
     // ---- entities
@@ -48,6 +84,7 @@ public final class RateLimiterAdmin {
             }
             store.createEntity(entity);
         }
+        audit.record("create-entity", entity.id(), null, null, describe(entity));
         return entity;
     }
 
@@ -72,7 +109,9 @@ public final class RateLimiterAdmin {
                 throw new ValidationException("entityId", entityId, "the entity still has children "
                         + children.stream().map(Entity::id).toList() + "; move them with setParent first");
             }
+            Entity before = store.getEntity(entityId).orElse(null);
             store.deleteEntity(entityId);
+            audit.record("delete-entity", entityId, null, describe(before), null);
         }
     }
 
@@ -93,7 +132,9 @@ public final class RateLimiterAdmin {
         }
         synchronized (hierarchyLock) {
             Entity entity = store.getEntity(entityId).orElseThrow(() -> new EntityNotFoundException(entityId));
-            return update(entity.withParent(parentId));
+            Entity updated = update(entity.withParent(parentId));
+            audit.record("set-parent", entityId, null, entity.parentId(), parentId);
+            return updated;
         }
     }
 
@@ -107,10 +148,10 @@ public final class RateLimiterAdmin {
     public Entity updateEntity(Entity entity) {
         Objects.requireNonNull(entity, "entity");
         synchronized (hierarchyLock) {
-            if (store.getEntity(entity.id()).isEmpty()) {
-                throw new EntityNotFoundException(entity.id());
-            }
-            return update(entity);
+            Entity before = store.getEntity(entity.id()).orElseThrow(() -> new EntityNotFoundException(entity.id()));
+            Entity updated = update(entity);
+            audit.record("update-entity", entity.id(), null, describe(before), describe(entity));
+            return updated;
         }
     }
 
@@ -146,8 +187,10 @@ public final class RateLimiterAdmin {
 
     /** Puts the bucket of {@code entityId} on {@code resource} back to full, as if it had never been used. */
     public void resetBucket(String entityId, String resource) {
-        store.deleteBucket(new BucketKey(Identifiers.entityId("entityId", entityId),
-                Identifiers.resource("resource", resource)));
+        BucketKey key = new BucketKey(Identifiers.entityId("entityId", entityId),
+                Identifiers.resource("resource", resource));
+        store.deleteBucket(key);
+        audit.record("reset-bucket", key.entityId(), key.resource(), null, "full");
     }
 
     // ---- limits
@@ -157,7 +200,7 @@ public final class RateLimiterAdmin {
      * resource), replacing all limits that level had. The entity needs no record.
      */
     public void setLimits(String entityId, String resource, List<Limit> limits) {
-        store.putLimits(entityScope(entityId, resource), Limit.validateLevel("limits", limits));
+        putLimits(entityScope(entityId, resource), Limit.validateLevel("limits", limits));
     }
 
     /** The limits set on exactly this level; empty when it sets none. */
@@ -166,12 +209,12 @@ public final class RateLimiterAdmin {
     }
 
     public void deleteLimits(String entityId, String resource) {
-        store.putLimits(entityScope(entityId, resource), null);
+        putLimits(entityScope(entityId, resource), null);
     }
 
     /** Sets the limits every entity without its own gets on {@code resource}. */
     public void setResourceDefaults(String resource, List<Limit> limits) {
-        store.putLimits(resourceScope(resource), Limit.validateLevel("limits", limits));
+        putLimits(resourceScope(resource), Limit.validateLevel("limits", limits));
     }
 
     public List<Limit> getResourceDefaults(String resource) {
@@ -179,12 +222,12 @@ public final class RateLimiterAdmin {
     }
 
     public void deleteResourceDefaults(String resource) {
-        store.putLimits(resourceScope(resource), null);
+        putLimits(resourceScope(resource), null);
     }
 
     /** Sets the limits that apply where no entity or resource level defines any. */
     public void setSystemDefaults(List<Limit> limits) {
-        store.putLimits(ConfigScope.system(), Limit.validateLevel("limits", limits));
+        putLimits(ConfigScope.system(), Limit.validateLevel("limits", limits));
     }
 
     public List<Limit> getSystemDefaults() {
@@ -192,17 +235,17 @@ public final class RateLimiterAdmin {
     }
 
     public void deleteSystemDefaults() {
-        store.putLimits(ConfigScope.system(), null);
+        putLimits(ConfigScope.system(), null);
     }
 
     // ---- disabled modes
 
     public void setResourceDisabled(String resource, DisabledMode mode) {
-        store.putDisabled(resourceScope(resource), Objects.requireNonNull(mode, "mode"));
+        putDisabled(resourceScope(resource), Objects.requireNonNull(mode, "mode"));
     }
 
     public void clearResourceDisabled(String resource) {
-        store.putDisabled(resourceScope(resource), null);
+        putDisabled(resourceScope(resource), null);
     }
 
     /** The mode set on the resource level itself; empty when it inherits. */
@@ -212,11 +255,11 @@ public final class RateLimiterAdmin {
 
     /** Sets the mode of {@code entityId} on {@code resource} ({@value Identifiers#DEFAULT_RESOURCE}: every one). */
     public void setEntityDisabled(String entityId, String resource, DisabledMode mode) {
-        store.putDisabled(entityScope(entityId, resource), Objects.requireNonNull(mode, "mode"));
+        putDisabled(entityScope(entityId, resource), Objects.requireNonNull(mode, "mode"));
     }
 
     public void clearEntityDisabled(String entityId, String resource) {
-        store.putDisabled(entityScope(entityId, resource), null);
+        putDisabled(entityScope(entityId, resource), null);
     }
 
     public Optional<DisabledMode> getEntityDisabled(String entityId, String resource) {
@@ -227,11 +270,11 @@ public final class RateLimiterAdmin {
 
     /** Whether children cascade to their parents on {@code resource}, unless an entity-level policy says otherwise. */
     public void setResourceCascade(String resource, boolean cascade) {
-        store.putCascade(resourceScope(resource), cascade);
+        putCascade(resourceScope(resource), cascade);
     }
 
     public void clearResourceCascade(String resource) {
-        store.putCascade(resourceScope(resource), null);
+        putCascade(resourceScope(resource), null);
     }
 
     public Optional<Boolean> getResourceCascade(String resource) {
@@ -240,15 +283,164 @@ public final class RateLimiterAdmin {
 
     /** Whether {@code entityId} cascades on {@code resource} ({@value Identifiers#DEFAULT_RESOURCE}: every one). */
     public void setEntityCascade(String entityId, String resource, boolean cascade) {
-        store.putCascade(entityScope(entityId, resource), cascade);
+        putCascade(entityScope(entityId, resource), cascade);
     }
 
     public void clearEntityCascade(String entityId, String resource) {
-        store.putCascade(entityScope(entityId, resource), null);
+        putCascade(entityScope(entityId, resource), null);
     }
 
     public Optional<Boolean> getEntityCascade(String entityId, String resource) {
         return Optional.ofNullable(store.getLevel(entityScope(entityId, resource)).cascade());
+    }
+
+    private void putLimits(ConfigScope scope, List<Limit> limits) {
+        String before = before(scope, level -> describe(level.limits()));
+        store.putLimits(scope, limits);
+        audit.record(limits == null ? "delete-limits" : "set-limits", scope, before, describe(limits));
+    }
+
+    private void putDisabled(ConfigScope scope, DisabledMode mode) {
+        String before = before(scope, level -> level.disabled() == null ? null : level.disabled().name());
+        store.putDisabled(scope, mode);
+        audit.record("set-disabled", scope, before, mode == null ? null : mode.name());
+    }
+
+    private void putCascade(ConfigScope scope, Boolean cascade) {
+        String before = before(scope, level -> level.cascade() == null ? null : level.cascade().toString());
+        store.putCascade(scope, cascade);
+        audit.record("set-cascade", scope, before, cascade == null ? null : cascade.toString());
+    }
+
+    /** What a level sets before a change, for the audit log; a level the store cannot read is being repaired. */
+    private String before(ConfigScope scope, java.util.function.Function<LevelConfig, String> field) {
+        if (audit.store() == null) {
+            return null;
+        }
+        try {
+            return field.apply(store.getLevel(scope));
+        } catch (CorruptStateException e) {
+            return "(unreadable)";
+        }
+    }
+
+    private static String describe(List<Limit> limits) {
+        return limits == null ? null : limits.toString();
+    }
+
+    private static String describe(Entity entity) {
+        return entity == null ? null : entity.toString();
+    }
+
+    // ---- usage history
+
+    /**
+     * The usage of {@code entityId} on every resource, per hour or day, for periods starting in [{@code from},
+     * {@code to}), oldest first, one row per resource, limit and period. Includes what this process counted and had
+     * not written yet (it is written first); other processes' counts appear once they flushed.
+     *
+     * @throws UnsupportedOperationException when the store keeps no usage history
+     */
+    public List<Usage> usage(String entityId, UsageGranularity granularity, Instant from, Instant to) {
+        return usage(entityId, null, null, granularity, from, to);
+    }
+
+    /**
+     * The usage of {@code entityId} on {@code resource} ({@code null}: every resource), of {@code limitName}
+     * ({@code null}: every limit), per period, as {@link #usage(String, UsageGranularity, Instant, Instant)}.
+     */
+    public List<Usage> usage(String entityId, String resource, String limitName, UsageGranularity granularity,
+            Instant from, Instant to) {
+        String id = Identifiers.entityId("entityId", entityId);
+        String res = resource == null ? null : Identifiers.resource("resource", resource);
+        String limit = limitName == null ? null : Identifiers.limitName("limitName", limitName);
+        Objects.requireNonNull(granularity, "granularity");
+        long[] range = range(granularity, from, to);
+        List<Usage> rows = new ArrayList<>();
+        for (UsagePeriod period : usageStore().entityUsage(id, res, granularity, range[0], range[1])) {
+            period.limits().entrySet().stream()
+                    .filter(e -> limit == null || limit.equals(e.getKey()))
+                    .sorted(Map.Entry.comparingByKey())
+                    .forEach(e -> rows.add(usage(period.key(), e.getKey(), period.startMillis(),
+                            period.startMillis() + granularity.millis(), e.getValue())));
+        }
+        rows.sort(Comparator.comparing(Usage::from).thenComparing(Usage::resource).thenComparing(Usage::limitName));
+        return rows;
+    }
+
+    /**
+     * The {@code n} entities that consumed the most of {@code limitName} on {@code resource} over the periods of
+     * {@code granularity} starting in [{@code from}, {@code to}), most first (ties by entity id), each with its
+     * totals over the window.
+     *
+     * @throws UnsupportedOperationException when the store keeps no usage history
+     */
+    public List<Usage> topUsage(String resource, String limitName, UsageGranularity granularity, Instant from,
+            Instant to, int n) {
+        String res = Identifiers.resource("resource", resource);
+        String limit = Identifiers.limitName("limitName", limitName);
+        Objects.requireNonNull(granularity, "granularity");
+        if (n < 1) {
+            throw new ValidationException("n", n, "ask for at least one entity");
+        }
+        long[] range = range(granularity, from, to);
+        Map<String, UsageCounts> totals = new HashMap<>();
+        for (UsagePeriod period : usageStore().resourceUsage(res, granularity, range[0], range[1])) {
+            UsageCounts counts = period.limits().get(limit);
+            if (counts != null) {
+                totals.merge(period.key().entityId(), counts, UsageCounts::plus);
+            }
+        }
+        return totals.entrySet().stream()
+                .sorted(Comparator.<Map.Entry<String, UsageCounts>>comparingLong(e -> -e.getValue().consumedMilli())
+                        .thenComparing(Map.Entry::getKey))
+                .limit(n)
+                .map(e -> usage(new BucketKey(e.getKey(), res), limit, range[0], range[1], e.getValue()))
+                .toList();
+    }
+
+    private UsageStore usageStore() {
+        UsageStore history = store.usage();
+        if (history == null) {
+            throw new UnsupportedOperationException(store.getClass().getName() + " keeps no usage history");
+        }
+        if (usage != null) {
+            try {
+                usage.flush();
+            } catch (StoreUnavailableException e) {
+                // this process's latest counts are kept for the next flush; read what the store has
+            }
+        }
+        return history;
+    }
+
+    private static long[] range(UsageGranularity granularity, Instant from, Instant to) {
+        if (from == null || to == null || !from.isBefore(to)) {
+            throw new ValidationException("from", from, "a usage range starts before it ends (" + to + ")");
+        }
+        return new long[] {granularity.periodStart(from.toEpochMilli()), to.toEpochMilli()};
+    }
+
+    private static Usage usage(BucketKey key, String limitName, long from, long to, UsageCounts counts) {
+        return new Usage(key.entityId(), key.resource(), limitName, Instant.ofEpochMilli(from),
+                Instant.ofEpochMilli(to), counts.consumedMilli() / Limits.MILLI, counts.admitted(), counts.refused(),
+                counts.overdrawn(), counts.bypassedMilli() / Limits.MILLI);
+    }
+
+    // ---- audit log
+
+    /**
+     * The audit events {@code query} asks for, newest first.
+     *
+     * @throws UnsupportedOperationException when the store keeps no audit log
+     */
+    public AuditPage audit(AuditQuery query) {
+        Objects.requireNonNull(query, "query");
+        AuditStore log = store.audit();
+        if (log == null) {
+            throw new UnsupportedOperationException(store.getClass().getName() + " keeps no audit log");
+        }
+        return log.read(query);
     }
 
     private static ConfigScope entityScope(String entityId, String resource) {

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Plans a call before anything is written: validates its input, reads and resolves the configuration of every
@@ -26,7 +27,19 @@ import java.util.Map;
  */
 final class RequestPlanner {
 
+    /** Entities with configuration of their own whose resolution is kept; beyond, the cache starts over. */
+    static final int MAX_OWN_RESOLUTIONS = 10_000;
+
     private final LimiterStore store;
+
+    /**
+     * The resolution of each resource for the entities that configure nothing of their own (no record, no level),
+     * which all resolve alike. An entry stands while the store answers with the same resource and system levels.
+     */
+    private final ConcurrentHashMap<String, Resolved> shared = new ConcurrentHashMap<>();
+
+    /** The resolutions of entities that have a record or a level of their own, while the store answers the same. */
+    private final ConcurrentHashMap<BucketKey, Resolved> own = new ConcurrentHashMap<>();
 
     RequestPlanner(LimiterStore store) {
         this.store = store;
@@ -34,10 +47,73 @@ final class RequestPlanner {
 
     /**
      * The debits one call makes (the first {@code primaryDebits} of them for the first target: its entity and
-     * parent), the first target's resolution, whether it is bypassed, and the cascades whose parent has no limits.
+     * parent), the first target's resolution, whether it is bypassed, the cascades whose parent has no limits, and
+     * whether any debit takes a concurrency slot (which only then has a lease id).
      */
     record Plan(List<BucketDebit> debits, int primaryDebits, Resolution primary, boolean primaryBypassed,
-            List<UndebitedParents.Skipped> undebited) {
+            List<UndebitedParents.Skipped> undebited, boolean takesSlots) {
+
+        Plan(List<BucketDebit> debits, int primaryDebits, Resolution primary, boolean primaryBypassed,
+                List<UndebitedParents.Skipped> undebited) {
+            this(debits, primaryDebits, primary, primaryBypassed, undebited, takesSlots(debits));
+        }
+
+        private static boolean takesSlots(List<BucketDebit> debits) {
+            for (BucketDebit debit : debits) {
+                if (debit.takesSlots()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * What a configuration snapshot resolves to, with what the planning of a call derives from it alone, computed
+     * once: the snapshot is kept to tell whether the store still answers the same (level by level, by identity:
+     * stores answer a changed level with a new object).
+     */
+    private static final class Resolved {
+
+        final ConfigSnapshot snapshot;
+        final Resolution resolution;
+        final List<Limit> bucketLimits;
+        final List<Limit> keptLimits;
+        final long pausedUntil;
+        /** Whether a bucket under these limits can take a concurrency slot, so that a call needs a lease id. */
+        final boolean concurrency;
+        /** The amounts last validated as a lone target's against this resolution, with the map they came from. */
+        volatile Amounts amounts;
+
+        Resolved(ConfigSnapshot snapshot) {
+            this.snapshot = snapshot;
+            this.resolution = ConfigResolver.resolve(snapshot, null);
+            this.bucketLimits = resolution.bucketLimits();
+            this.keptLimits = resolution.keptLimits();
+            this.pausedUntil = pausedUntil(snapshot);
+            boolean concurrency = false;
+            for (Limit limit : bucketLimits) {
+                concurrency |= limit.isConcurrency();
+            }
+            this.concurrency = concurrency;
+        }
+
+        /** Whether a lone call of an entity resolved like this one can skip the full planning. */
+        boolean simple() {
+            return !concurrency && !resolution.cascades() && resolution.disabled() != DisabledMode.DISABLED
+                    && !resolution.limits().isEmpty();
+        }
+    }
+
+    /**
+     * A consume map and its validated milli-token amounts. The map is a request's own, which no one changes, and the
+     * amounts depend on its content alone: a request consuming the same amounts has the same.
+     */
+    private record Amounts(Map<String, Long> consume, Map<String, Long> amountsMilli) {
+
+        boolean sameAs(Map<String, Long> other) {
+            return consume == other || consume.equals(other);
+        }
     }
 
     /** Passed as {@code now} to {@link #plan} by reads that report balances whether or not a pause is on. */
@@ -45,45 +121,155 @@ final class RequestPlanner {
 
     /** The debits of {@code request}; raises when it is invalid or paused at {@code now}. */
     Plan plan(AcquireRequest request, long now) {
+        Resolved lone = null;
+        if (request.limits() == null && request.also().isEmpty()) {
+            lone = lone(request);
+            Plan plan = reuse(lone, request, now);
+            if (plan != null) {
+                return plan;
+            }
+        }
         List<Limit> override = request.limits() == null ? null : Limit.validateLevel("limits", request.limits());
         Map<BucketKey, BucketDebit> debits = new LinkedHashMap<>();
         List<UndebitedParents.Skipped> undebited = new ArrayList<>(0);
-        String leaseId = LeaseIds.next();
+        LeaseId leaseId = new LeaseId();
         Resolution primary = target(request.entityId(), request.resource(), request.consume(), override, now, leaseId,
-                debits, undebited);
+                debits, undebited, lone);
         int primaryDebits = debits.size();
         for (AcquireRequest.Target other : request.also()) {
-            target(other.entityId(), other.resource(), other.consume(), null, now, leaseId, debits, undebited);
+            target(other.entityId(), other.resource(), other.consume(), null, now, leaseId, debits, undebited, null);
         }
         return new Plan(List.copyOf(debits.values()), primaryDebits, primary,
-                primary.disabled() == DisabledMode.BYPASS, undebited);
+                primary.disabled() == DisabledMode.BYPASS, undebited.isEmpty() ? List.of() : undebited);
+    }
+
+    /**
+     * The resolution of a lone target without override, after the checks that come before it, in the same order:
+     * the entity id, the resource (skipped for one planned for before) and the amounts (skipped for the amounts
+     * validated last for the resource).
+     */
+    private Resolved lone(AcquireRequest request) {
+        Map<String, Long> consume = request.consume();
+        String entityId = Identifiers.entityId("entityId", request.entityId());
+        String resource = request.resource();
+        Resolved known = shared.get(resource);
+        if (known == null) {
+            Identifiers.resource("resource", resource);
+        }
+        Amounts validated = known == null ? null : known.amounts;
+        if (validated == null || !validated.sameAs(consume)) {
+            validateAmounts(consume);
+        }
+        return resolved(entityId, resource);
+    }
+
+    /**
+     * The plan of a lone target resolved as {@code target}, when that resolution is {@linkplain Resolved#simple()
+     * simple} and the request consumes the amounts last validated against it: the pause check, and a debit built
+     * from what was derived before. Otherwise {@code null}, and the call is planned in full.
+     */
+    private static Plan reuse(Resolved target, AcquireRequest request, long now) {
+        Amounts amounts = target.amounts;
+        if (amounts == null || !amounts.sameAs(request.consume()) || !target.simple()) {
+            return null;
+        }
+        String entityId = request.entityId();
+        String resource = request.resource();
+        checkPause(target, entityId, resource, now);
+        Resolution resolution = target.resolution;
+        boolean bypass = resolution.disabled() == DisabledMode.BYPASS;
+        BucketDebit debit = new BucketDebit(new BucketKey(entityId, resource), target.bucketLimits,
+                amounts.amountsMilli(), bypass, resolution.source().isDefault(), null, target.keptLimits);
+        return new Plan(List.of(debit), 1, resolution, bypass, List.of(), false);
+    }
+
+    /** The resolution of {@code entityId} on {@code resource} as the store answers now. */
+    private Resolved resolved(String entityId, String resource) {
+        ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
+        if (snapshot.entity() == null && snapshot.entityResource().isEmpty() && snapshot.entityDefault().isEmpty()) {
+            Resolved known = shared.get(resource);
+            if (known != null && known.snapshot.resource() == snapshot.resource()
+                    && known.snapshot.system() == snapshot.system()) {
+                return known;
+            }
+            Resolved fresh = new Resolved(snapshot);
+            shared.put(resource, fresh);
+            return fresh;
+        }
+        BucketKey key = new BucketKey(entityId, resource);
+        Resolved known = own.get(key);
+        if (known != null && sameLevels(known.snapshot, snapshot)) {
+            return known;
+        }
+        if (own.size() >= MAX_OWN_RESOLUTIONS) {
+            own.clear();
+        }
+        Resolved fresh = new Resolved(snapshot);
+        own.put(key, fresh);
+        return fresh;
+    }
+
+    private static boolean sameLevels(ConfigSnapshot a, ConfigSnapshot b) {
+        return a == b || a.entity() == b.entity() && a.entityResource() == b.entityResource()
+                && a.entityDefault() == b.entityDefault() && a.resource() == b.resource() && a.system() == b.system();
+    }
+
+    private static void checkPause(Resolved target, String entityId, String resource, long now) {
+        if (target.pausedUntil > now) {
+            throw new ResourcePausedException(entityId, resource, Instant.ofEpochMilli(target.pausedUntil),
+                    Duration.ofMillis(target.pausedUntil - now));
+        }
+    }
+
+    /** The lease id of one call, made when a debit first needs one (a concurrency slot), shared by all its debits. */
+    private static final class LeaseId {
+
+        private String id;
+
+        String forDebit(boolean concurrency) {
+            if (!concurrency) {
+                return null;
+            }
+            if (id == null) {
+                id = LeaseIds.next();
+            }
+            return id;
+        }
     }
 
     /**
      * Adds the debits of one target (its entity and, when it cascades, its parent) to {@code debits}, merging the
      * amounts of a bucket that an earlier target already debits, and returns the target's resolution. A parent with
-     * no limits for the resource at any level cannot be debited: it is added to {@code undebited} instead.
+     * no limits for the resource at any level cannot be debited: it is added to {@code undebited} instead. For a
+     * lone target, {@code lone} is its resolution, found after its input was checked; the amounts validated for
+     * it are then remembered.
      */
     private Resolution target(String entity, String res, Map<String, Long> consume, List<Limit> override, long now,
-            String leaseId, Map<BucketKey, BucketDebit> debits, List<UndebitedParents.Skipped> undebited) {
-        String entityId = Identifiers.entityId("entityId", entity);
-        String resource = Identifiers.resource("resource", res);
-        Map<String, Long> amounts = validateAmounts(consume);
-        ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
-        long pausedUntil = pausedUntil(snapshot);
-        if (pausedUntil > now) {
-            throw new ResourcePausedException(entityId, resource, Instant.ofEpochMilli(pausedUntil),
-                    Duration.ofMillis(pausedUntil - now));
+            LeaseId leaseId, Map<BucketKey, BucketDebit> debits, List<UndebitedParents.Skipped> undebited,
+            Resolved lone) {
+        String entityId = lone != null ? entity : Identifiers.entityId("entityId", entity);
+        String resource = lone != null ? res : Identifiers.resource("resource", res);
+        Map<String, Long> amounts = lone != null ? consume : validateAmounts(consume);
+        Resolved target = lone != null ? lone : resolved(entityId, resource);
+        checkPause(target, entityId, resource, now);
+        Resolution resolution = override == null ? target.resolution
+                : ConfigResolver.resolve(target.snapshot, override);
+        boolean concurrency = target.concurrency
+                || override != null && resolution.bucketLimits().stream().anyMatch(Limit::isConcurrency);
+        BucketDebit own = debit(entityId, resource, resolution, amounts, true, leaseId.forDebit(concurrency));
+        if (lone != null) {
+            target.amounts = new Amounts(consume, own.amountsMilli());
         }
-        Resolution resolution = ConfigResolver.resolve(snapshot, override);
-        merge(debits, debit(entityId, resource, resolution, amounts, true, leaseId));
+        merge(debits, own);
         if (resolution.cascades()) {
-            Resolution parent = ConfigResolver.resolve(store.loadConfig(resolution.parentId(), resource), null);
-            if (!parent.limits().isEmpty()) {
-                merge(debits, debit(resolution.parentId(), resource, parent, amounts, false, leaseId));
-            } else if (parent.disabled() == DisabledMode.DISABLED) {
+            Resolved parent = resolved(resolution.parentId(), resource);
+            Resolution parentResolution = parent.resolution;
+            if (!parentResolution.limits().isEmpty()) {
+                merge(debits, debit(resolution.parentId(), resource, parentResolution, amounts, false,
+                        leaseId.forDebit(parent.concurrency)));
+            } else if (parentResolution.disabled() == DisabledMode.DISABLED) {
                 throw new ResourceDisabledException(resolution.parentId(), resource);
-            } else if (parent.disabled() != DisabledMode.BYPASS) {
+            } else if (parentResolution.disabled() != DisabledMode.BYPASS) {
                 undebited.add(new UndebitedParents.Skipped(entityId, resolution.parentId(), resource));
             }
         }
@@ -123,7 +309,7 @@ final class RequestPlanner {
         if (resolution.limits().isEmpty()) {
             throw new NoLimitsConfiguredException(entityId, resource);
         }
-        Map<String, Long> amountsMilli = new HashMap<>(amounts.size() * 2);
+        Map<String, Long> amountsMilli = new HashMap<>(amounts.size() * 2 + 2);
         for (Map.Entry<String, Long> e : amounts.entrySet()) {
             Limit limit = resolution.limit(e.getKey());
             if (limit == null) {
@@ -150,7 +336,7 @@ final class RequestPlanner {
                 amountsMilli.put(limit.name(), Limits.MILLI);
             }
         }
-        return new BucketDebit(new BucketKey(entityId, resource), resolution.bucketLimits(), amountsMilli,
+        return new BucketDebit(new BucketKey(entityId, resource), resolution.bucketLimits(), Map.copyOf(amountsMilli),
                 resolution.disabled() == DisabledMode.BYPASS, resolution.source().isDefault(), leaseId,
                 resolution.keptLimits());
     }

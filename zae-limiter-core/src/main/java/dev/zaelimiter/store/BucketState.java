@@ -69,6 +69,11 @@ public sealed class BucketState permits BucketState.Refilled {
      * store holds no state for it, so that it stays full at whatever capacity is in force until it is written.
      */
     public static BucketState fresh(List<Limit> limits, long now) {
+        if (limits.size() == 1) {
+            Limit limit = limits.get(0);
+            return new Refilled(now, Map.of(limit.name(), new LimitState(Limits.parametersAt(limit, now)
+                    .capacityMilli(), 0)), new BucketState(now, Map.of()));
+        }
         Map<String, LimitState> states = new HashMap<>(limits.size() * 2);
         for (Limit limit : limits) {
             states.put(limit.name(), new LimitState(Limits.parametersAt(limit, now).capacityMilli(), 0));
@@ -86,32 +91,44 @@ public sealed class BucketState permits BucketState.Refilled {
      * {@code now}. The result remembers this state as the one it was refilled from.
      */
     public BucketState refilled(List<Limit> limits, long now) {
+        if (limits.size() == 1) {
+            Limit limit = limits.get(0);
+            LimitState old = this.limits.get(limit.name());
+            LimitState next = refilled(limit, old, now);
+            Map<String, LimitState> states = next == old && this.limits.size() == 1 ? this.limits
+                    : Map.of(limit.name(), next);
+            return new Refilled(Math.max(lastRefillMillis, now), states, this);
+        }
         Map<String, LimitState> states = new HashMap<>(limits.size() * 2);
         for (Limit limit : limits) {
-            LimitState old = this.limits.get(limit.name());
-            Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, lastRefillMillis));
-            LimitState next;
-            if (limit.isConcurrency()) {
-                next = slots(limit, old, Math.max(now, lastRefillMillis), p.capacityMilli());
-            } else if (old == null) {
-                next = new LimitState(p.capacityMilli(), 0);
-            } else if (p.drips()) {
-                long balance = BucketMath.refill(old.balanceMilli(), p.capacityMilli(), p.refillAmountMilli(),
-                        p.refillPeriodMillis(), lastRefillMillis, now);
-                next = balance == old.balanceMilli() ? old
-                        : new LimitState(balance, old.consumedMilli(), old.windowStartMillis());
-            } else if (now > lastRefillMillis && Limits.nextResetAfter(limit, lastRefillMillis) <= now) {
-                next = new LimitState(p.capacityMilli(), old.consumedMilli());
-            } else if (old.inWindow() && now >= sessionEnd(limit, old)) {
-                next = new LimitState(p.capacityMilli(), old.consumedMilli());
-            } else if (old.balanceMilli() > p.capacityMilli()) {
-                next = new LimitState(p.capacityMilli(), old.consumedMilli(), old.windowStartMillis());
-            } else {
-                next = old;
-            }
-            states.put(limit.name(), next);
+            states.put(limit.name(), refilled(limit, this.limits.get(limit.name()), now));
         }
         return new Refilled(Math.max(lastRefillMillis, now), states, this);
+    }
+
+    /** The state of {@code limit} in this bucket ({@code old}, or none) brought to {@code now}. */
+    private LimitState refilled(Limit limit, LimitState old, long now) {
+        Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, lastRefillMillis));
+        LimitState next;
+        if (limit.isConcurrency()) {
+            next = slots(limit, old, Math.max(now, lastRefillMillis), p.capacityMilli());
+        } else if (old == null) {
+            next = new LimitState(p.capacityMilli(), 0);
+        } else if (p.drips()) {
+            long balance = BucketMath.refill(old.balanceMilli(), p.capacityMilli(), p.refillAmountMilli(),
+                    p.refillPeriodMillis(), lastRefillMillis, now);
+            next = balance == old.balanceMilli() ? old
+                    : new LimitState(balance, old.consumedMilli(), old.windowStartMillis());
+        } else if (now > lastRefillMillis && Limits.nextResetAfter(limit, lastRefillMillis) <= now) {
+            next = new LimitState(p.capacityMilli(), old.consumedMilli());
+        } else if (old.inWindow() && now >= sessionEnd(limit, old)) {
+            next = new LimitState(p.capacityMilli(), old.consumedMilli());
+        } else if (old.balanceMilli() > p.capacityMilli()) {
+            next = new LimitState(p.capacityMilli(), old.consumedMilli(), old.windowStartMillis());
+        } else {
+            next = old;
+        }
+        return next;
     }
 
     /** A concurrency limit's state with the slots that expired by {@code now} given back. */
@@ -181,6 +198,14 @@ public sealed class BucketState permits BucketState.Refilled {
      */
     public BucketState debited(List<Limit> limits, Map<String, Long> amountsMilli, boolean countOnly,
             String leaseId) {
+        if (limits.size() == 1 && this.limits.size() == 1) {
+            Limit limit = limits.get(0);
+            LimitState old = this.limits.get(limit.name());
+            long amount = amountsMilli.getOrDefault(limit.name(), 0L);
+            return old == null || amount == 0 ? new BucketState(lastRefillMillis, this.limits)
+                    : new BucketState(lastRefillMillis, Map.of(limit.name(),
+                            debited(limit, old, amount, countOnly, leaseId)));
+        }
         Map<String, LimitState> states = new HashMap<>(this.limits);
         for (Limit limit : limits) {
             LimitState old = states.get(limit.name());
@@ -188,20 +213,24 @@ public sealed class BucketState permits BucketState.Refilled {
             if (old == null || amount == 0) {
                 continue;
             }
-            long balance = countOnly ? old.balanceMilli() : BucketMath.saturatedSubtract(old.balanceMilli(), amount);
-            long window = old.windowStartMillis();
-            Map<String, Long> holders = old.holders();
-            if (!countOnly && amount > 0 && window == LimitState.NO_WINDOW && limit.resetAfter().isPresent()) {
-                window = lastRefillMillis;
-            }
-            if (!countOnly && amount > 0 && limit.isConcurrency() && leaseId != null) {
-                holders = new HashMap<>(holders);
-                holders.put(leaseId, lastRefillMillis + limit.leaseTimeout().orElseThrow().toMillis());
-            }
-            states.put(limit.name(), new LimitState(balance, BucketMath.saturatedAdd(old.consumedMilli(), amount),
-                    window, holders));
+            states.put(limit.name(), debited(limit, old, amount, countOnly, leaseId));
         }
         return new BucketState(lastRefillMillis, states);
+    }
+
+    /** {@code old}, the state of {@code limit}, debited by {@code amount} milli-tokens. */
+    private LimitState debited(Limit limit, LimitState old, long amount, boolean countOnly, String leaseId) {
+        long balance = countOnly ? old.balanceMilli() : BucketMath.saturatedSubtract(old.balanceMilli(), amount);
+        long window = old.windowStartMillis();
+        Map<String, Long> holders = old.holders();
+        if (!countOnly && amount > 0 && window == LimitState.NO_WINDOW && limit.resetAfter().isPresent()) {
+            window = lastRefillMillis;
+        }
+        if (!countOnly && amount > 0 && limit.isConcurrency() && leaseId != null) {
+            holders = new HashMap<>(holders);
+            holders.put(leaseId, lastRefillMillis + limit.leaseTimeout().orElseThrow().toMillis());
+        }
+        return new LimitState(balance, BucketMath.saturatedAdd(old.consumedMilli(), amount), window, holders);
     }
 
     /**

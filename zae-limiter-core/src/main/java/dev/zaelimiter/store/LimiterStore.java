@@ -97,6 +97,24 @@ public interface LimiterStore extends AutoCloseable {
     /** The buckets of {@code debits} refilled to {@code now}, without writing anything. */
     List<BucketSnapshot> peek(List<BucketDebit> debits, long now);
 
+    // ---- history
+
+    /**
+     * The usage history this store keeps, or {@code null} when it keeps none (then the limiter records no usage).
+     * Stores that decorate another must delegate this too.
+     */
+    default UsageStore usage() {
+        return null;
+    }
+
+    /**
+     * The audit log this store keeps, or {@code null} when it keeps none (then changes are not recorded). Stores
+     * that decorate another must delegate this too.
+     */
+    default AuditStore audit() {
+        return null;
+    }
+
     @Override
     default void close() {
     }

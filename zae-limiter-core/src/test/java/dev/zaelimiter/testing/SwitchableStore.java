@@ -161,6 +161,49 @@ public final class SwitchableStore implements LimiterStore {
         delegate.close();
     }
 
+    private volatile boolean loseUsageAnswer;
+
+    /** The next usage write lands in the store, but its caller gets a failure, as if the answer had been lost. */
+    public void loseNextUsageAnswer() {
+        loseUsageAnswer = true;
+    }
+
+    @Override
+    public dev.zaelimiter.store.UsageStore usage() {
+        dev.zaelimiter.store.UsageStore history = delegate.usage();
+        return new dev.zaelimiter.store.UsageStore() {
+            @Override
+            public boolean add(dev.zaelimiter.store.UsageWrite write) {
+                check();
+                boolean added = history.add(write);
+                if (loseUsageAnswer) {
+                    loseUsageAnswer = false;
+                    throw new StoreUnavailableException("the answer was lost (test)", null);
+                }
+                return added;
+            }
+
+            @Override
+            public List<dev.zaelimiter.store.UsagePeriod> entityUsage(String entityId, String resource,
+                    dev.zaelimiter.UsageGranularity granularity, long fromMillis, long toMillis) {
+                check();
+                return history.entityUsage(entityId, resource, granularity, fromMillis, toMillis);
+            }
+
+            @Override
+            public List<dev.zaelimiter.store.UsagePeriod> resourceUsage(String resource,
+                    dev.zaelimiter.UsageGranularity granularity, long fromMillis, long toMillis) {
+                check();
+                return history.resourceUsage(resource, granularity, fromMillis, toMillis);
+            }
+        };
+    }
+
+    @Override
+    public dev.zaelimiter.store.AuditStore audit() {
+        return delegate.audit();
+    }
+
     @Override
     public String toString() {
         return "SwitchableStore";

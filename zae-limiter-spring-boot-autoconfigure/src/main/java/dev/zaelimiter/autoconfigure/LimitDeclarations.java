@@ -1,5 +1,8 @@
 package dev.zaelimiter.autoconfigure;
 
+import dev.zaelimiter.AuditEvent;
+import dev.zaelimiter.AuditPage;
+import dev.zaelimiter.AuditQuery;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.internal.Identifiers;
@@ -13,13 +16,16 @@ import dev.zaelimiter.autoconfigure.ZaeLimiterProperties.ResetDeclaration;
 import dev.zaelimiter.autoconfigure.ZaeLimiterProperties.Resource;
 import dev.zaelimiter.autoconfigure.ZaeLimiterProperties.ScheduleDeclaration;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The limits, entities and switches declared under {@code zae.limiter}, checked as a whole before anything is
@@ -37,14 +43,23 @@ public final class LimitDeclarations {
     public record EntityLevels(Entity entity, DisabledMode disabled, List<LevelDeclaration> resources) {
     }
 
+    private static final Logger log = LoggerFactory.getLogger(LimitDeclarations.class);
+
     private final List<Limit> system;
     private final List<LevelDeclaration> resources;
     private final List<EntityLevels> entities;
+    private final ZaeLimiterProperties.Declarations.Mode mode;
+    private final ZaeLimiterProperties.Declarations.OnDrift onDrift;
+    private final String actor;
 
-    private LimitDeclarations(List<Limit> system, List<LevelDeclaration> resources, List<EntityLevels> entities) {
+    private LimitDeclarations(List<Limit> system, List<LevelDeclaration> resources, List<EntityLevels> entities,
+            ZaeLimiterProperties properties) {
         this.system = system;
         this.resources = resources;
         this.entities = entities;
+        this.mode = properties.getDeclarations().getMode();
+        this.onDrift = properties.getDeclarations().getOnDrift();
+        this.actor = properties.getAudit().getDeclarationsActor();
     }
 
     /**
@@ -83,12 +98,26 @@ public final class LimitDeclarations {
             entities.add(new EntityLevels(entity, declaration.getDisabled(), levels));
         });
         entities.sort(Comparator.comparing(e -> e.entity().parentId() != null));
-        return new LimitDeclarations(system, resources, entities);
+        return new LimitDeclarations(system, resources, entities, properties);
     }
 
     private static LevelDeclaration level(String path, String resource, Resource level) {
         List<Limit> limits = limits(path + ".limits", level.getLimits());
         return new LevelDeclaration(resource, limits, level.getCascade(), level.getDisabled());
+    }
+
+    /**
+     * Converts and checks the limits of one level written as declarations (for example in a request to the
+     * actuator endpoint); {@code path} names them in errors.
+     *
+     * @throws InvalidDeclarationException for the first limit that breaks a rule, naming its property
+     */
+    public static List<Limit> limitsOf(String path, Map<String, LimitDeclaration> declarations) {
+        List<Limit> limits = limits(path, declarations);
+        if (limits == null) {
+            throw new InvalidDeclarationException(path, "declare at least one limit");
+        }
+        return limits;
     }
 
     /** The limits of one level, or {@code null} when it declares none. */
@@ -235,45 +264,353 @@ public final class LimitDeclarations {
         }
     }
 
-    /** Writes every declared item to the store behind {@code admin}; entities are created or updated, roots first. */
+    /**
+     * Plans the declarations against the store behind {@code admin}, logs the plan, and carries it out as the mode
+     * ({@code zae.limiter.declarations.mode}) says: {@code apply} writes what is added or changed, {@code prune}
+     * also removes what earlier declarations wrote and the declarations no longer have, {@code verify} writes
+     * nothing and fails (or warns, as {@code on-drift} says) when the store differs. Every write is an audit event
+     * of the declarations actor.
+     *
+     * @throws InvalidDeclarationException in verify mode with {@code on-drift: fail}, when the store differs
+     */
     public void applyTo(RateLimiterAdmin admin) {
+        RateLimiterAdmin declaring = admin.actingAs(actor);
+        boolean apply = mode == ZaeLimiterProperties.Declarations.Mode.APPLY;
+        if (apply && declaredSettings().isEmpty()) {
+            return;                                   // nothing to write, nothing to ask the store
+        }
+        Plan plan = planFor(declaring, !apply);
+        DeclarationPlan described = plan.described();
+        log.info("zae-limiter declarations ({}): {}", mode.name().toLowerCase(java.util.Locale.ROOT),
+                described.summary());
+        for (DeclarationPlan.Change change : described.drift()) {
+            log.info("  {}", change);
+        }
+        for (String warning : described.warnings()) {
+            log.warn("zae-limiter declarations: {}", warning);
+        }
+        if (mode == ZaeLimiterProperties.Declarations.Mode.VERIFY) {
+            if (!described.drift().isEmpty()) {
+                String message = "the store differs from the declarations (" + described.summary() + "): "
+                        + described.drift().stream().map(Object::toString).collect(Collectors.joining("; "));
+                if (onDrift == ZaeLimiterProperties.Declarations.OnDrift.FAIL) {
+                    throw new InvalidDeclarationException("zae.limiter.declarations.mode", message, "Apply the"
+                            + " declarations (mode apply or prune), change them to match the store, or set"
+                            + " zae.limiter.declarations.on-drift to warn.");
+                }
+                log.warn("zae-limiter declarations: {}", message);
+            }
+            return;
+        }
+        for (Planned planned : plan.planned()) {
+            DeclarationPlan.Kind kind = planned.change().kind();
+            if (kind == DeclarationPlan.Kind.ADDED || kind == DeclarationPlan.Kind.CHANGED
+                    || (kind == DeclarationPlan.Kind.REMOVED && mode == ZaeLimiterProperties.Declarations.Mode.PRUNE)) {
+                planned.setting().write(declaring);
+            }
+        }
+    }
+
+    /**
+     * What {@link #applyTo} would do now against the store behind {@code admin}: the drift between the declarations
+     * and the store. Writes nothing.
+     */
+    public DeclarationPlan plan(RateLimiterAdmin admin) {
+        return planFor(admin.actingAs(actor), true).described();
+    }
+
+    /** The mode the declarations are applied in. */
+    public ZaeLimiterProperties.Declarations.Mode mode() {
+        return mode;
+    }
+
+    /** One setting of one level: its key, the declared value ({@code null}: remove), and how to read and write it. */
+    private record Setting(String entityId, String resource, String field, Object declared) {
+
+        Object current(RateLimiterAdmin admin) {
+            return switch (field) {
+                case LIMITS -> emptyToNull(entityId != null ? admin.getLimits(entityId, resource)
+                        : resource != null ? admin.getResourceDefaults(resource) : admin.getSystemDefaults());
+                case CASCADE -> (entityId != null ? admin.getEntityCascade(entityId, resource)
+                        : admin.getResourceCascade(resource)).orElse(null);
+                case DISABLED -> (entityId != null ? admin.getEntityDisabled(entityId, resource)
+                        : admin.getResourceDisabled(resource)).orElse(null);
+                default -> admin.getEntity(entityId).orElse(null);
+            };
+        }
+
+        @SuppressWarnings("unchecked")
+        void write(RateLimiterAdmin admin) {
+            switch (field) {
+                case LIMITS -> {
+                    List<Limit> limits = (List<Limit>) declared;
+                    if (entityId != null) {
+                        if (limits == null) {
+                            admin.deleteLimits(entityId, resource);
+                        } else {
+                            admin.setLimits(entityId, resource, limits);
+                        }
+                    } else if (resource != null) {
+                        if (limits == null) {
+                            admin.deleteResourceDefaults(resource);
+                        } else {
+                            admin.setResourceDefaults(resource, limits);
+                        }
+                    } else if (limits == null) {
+                        admin.deleteSystemDefaults();
+                    } else {
+                        admin.setSystemDefaults(limits);
+                    }
+                }
+                case CASCADE -> {
+                    Boolean cascade = (Boolean) declared;
+                    if (entityId == null) {
+                        if (cascade == null) {
+                            admin.clearResourceCascade(resource);
+                        } else {
+                            admin.setResourceCascade(resource, cascade);
+                        }
+                    } else if (cascade == null) {
+                        admin.clearEntityCascade(entityId, resource);
+                    } else {
+                        admin.setEntityCascade(entityId, resource, cascade);
+                    }
+                }
+                case DISABLED -> {
+                    DisabledMode disabled = (DisabledMode) declared;
+                    if (entityId == null) {
+                        if (disabled == null) {
+                            admin.clearResourceDisabled(resource);
+                        } else {
+                            admin.setResourceDisabled(resource, disabled);
+                        }
+                    } else if (disabled == null) {
+                        admin.clearEntityDisabled(entityId, resource);
+                    } else {
+                        admin.setEntityDisabled(entityId, resource, disabled);
+                    }
+                }
+                default -> {
+                    Entity entity = (Entity) declared;
+                    if (entity == null) {
+                        admin.deleteEntity(entityId);
+                    } else if (admin.getEntity(entityId).isPresent()) {
+                        admin.updateEntity(entity);
+                    } else {
+                        admin.createEntity(entity);
+                    }
+                }
+            }
+        }
+
+        String target() {
+            if (entityId != null) {
+                return resource == null ? "entity " + entityId : "entity " + entityId + " on " + resource;
+            }
+            return resource == null ? "system" : "resource " + resource;
+        }
+
+        List<String> key() {
+            return java.util.Arrays.asList(entityId, resource, field);
+        }
+    }
+
+    private static final String LIMITS = "limits";
+    private static final String CASCADE = "cascade";
+    private static final String DISABLED = "disabled";
+    private static final String RECORD = "record";
+
+    /** A setting and what the plan does with it. */
+    private record Planned(Setting setting, DeclarationPlan.Change change) {
+    }
+
+    /** The plan with what each change writes. */
+    private record Plan(List<Planned> planned, List<String> warnings) {
+
+        DeclarationPlan described() {
+            return new DeclarationPlan(planned.stream().map(Planned::change).toList(), warnings);
+        }
+    }
+
+    /** The plan; with {@code removals}, also what earlier declarations wrote and these no longer have. */
+    private Plan planFor(RateLimiterAdmin admin, boolean removals) {
+        List<Setting> declared = declaredSettings();
+        Map<List<String>, Setting> byKey = new java.util.LinkedHashMap<>();
+        declared.forEach(setting -> byKey.put(setting.key(), setting));
+        List<Planned> planned = new ArrayList<>();
+        for (Setting setting : declared) {
+            Object current = setting.current(admin);
+            DeclarationPlan.Kind kind = current == null ? DeclarationPlan.Kind.ADDED
+                    : current.equals(setting.declared()) ? DeclarationPlan.Kind.UNCHANGED : DeclarationPlan.Kind.CHANGED;
+            planned.add(new Planned(setting, new DeclarationPlan.Change(kind, setting.target(), setting.field(),
+                    words(current), words(setting.declared()))));
+        }
+        List<String> warnings = new ArrayList<>();
+        for (Setting removed : removals ? writtenByEarlierDeclarations(admin, byKey.keySet(), warnings)
+                : List.<Setting>of()) {
+            Object current = removed.current(admin);
+            if (current != null) {
+                planned.add(new Planned(removed, new DeclarationPlan.Change(DeclarationPlan.Kind.REMOVED,
+                        removed.target(), removed.field(), words(current), null)));
+            }
+        }
+        warnings.addAll(cascadesWithoutParentLimits(admin, byKey));
+        return new Plan(planned, warnings);
+    }
+
+    /** Every setting the declarations make, entities' records first (roots first). */
+    private List<Setting> declaredSettings() {
+        List<Setting> settings = new ArrayList<>();
         if (system != null) {
-            admin.setSystemDefaults(system);
+            settings.add(new Setting(null, null, LIMITS, system));
         }
         for (LevelDeclaration resource : resources) {
-            if (resource.limits() != null) {
-                admin.setResourceDefaults(resource.resource(), resource.limits());
-            }
-            if (resource.cascade() != null) {
-                admin.setResourceCascade(resource.resource(), resource.cascade());
-            }
-            if (resource.disabled() != null) {
-                admin.setResourceDisabled(resource.resource(), resource.disabled());
-            }
+            addLevel(settings, null, resource);
         }
         for (EntityLevels declared : entities) {
             Entity entity = declared.entity();
-            Optional<Entity> existing = admin.getEntity(entity.id());
-            if (existing.isEmpty()) {
-                admin.createEntity(entity);
-            } else if (!existing.get().equals(entity)) {
-                admin.updateEntity(entity);
-            }
+            settings.add(new Setting(entity.id(), null, RECORD, entity));
             if (declared.disabled() != null) {
-                admin.setEntityDisabled(entity.id(), Identifiers.DEFAULT_RESOURCE, declared.disabled());
+                settings.add(new Setting(entity.id(), Identifiers.DEFAULT_RESOURCE, DISABLED, declared.disabled()));
             }
             for (LevelDeclaration level : declared.resources()) {
-                if (level.limits() != null) {
-                    admin.setLimits(entity.id(), level.resource(), level.limits());
+                addLevel(settings, entity.id(), level);
+            }
+        }
+        return settings;
+    }
+
+    private static void addLevel(List<Setting> settings, String entityId, LevelDeclaration level) {
+        if (level.limits() != null) {
+            settings.add(new Setting(entityId, level.resource(), LIMITS, level.limits()));
+        }
+        if (level.cascade() != null) {
+            settings.add(new Setting(entityId, level.resource(), CASCADE, level.cascade()));
+        }
+        if (level.disabled() != null) {
+            settings.add(new Setting(entityId, level.resource(), DISABLED, level.disabled()));
+        }
+    }
+
+    /**
+     * The settings whose last change in the audit log was made by the declarations actor and that the declarations
+     * no longer make: what prune removes. A setting changed through the admin API since is not among them. Entity
+     * records are removed last.
+     */
+    private List<Setting> writtenByEarlierDeclarations(RateLimiterAdmin admin, java.util.Set<List<String>> declared,
+            List<String> warnings) {
+        Map<List<String>, AuditEvent> latest = new java.util.LinkedHashMap<>();
+        try {
+            AuditQuery query = AuditQuery.all().pageSize(AuditQuery.MAX_PAGE_SIZE);
+            AuditPage page = admin.audit(query);
+            while (true) {
+                for (AuditEvent event : page.events()) {
+                    String field = fieldOf(event.action());
+                    if (field != null) {
+                        latest.putIfAbsent(java.util.Arrays.asList(event.entityId(),
+                                RECORD.equals(field) ? null : event.resource(), field), event);
+                    }
                 }
-                if (level.cascade() != null) {
-                    admin.setEntityCascade(entity.id(), level.resource(), level.cascade());
+                if (page.nextCursor() == null) {
+                    break;
                 }
-                if (level.disabled() != null) {
-                    admin.setEntityDisabled(entity.id(), level.resource(), level.disabled());
+                page = admin.audit(query.after(page.nextCursor()));
+            }
+        } catch (UnsupportedOperationException e) {
+            warnings.add("the store keeps no audit log, so settings written by earlier declarations cannot be told"
+                    + " apart and none is removed");
+            return List.of();
+        }
+        List<Setting> removed = new ArrayList<>();
+        List<Setting> records = new ArrayList<>();
+        latest.forEach((key, event) -> {
+            boolean stillSet = RECORD.equals(key.get(2)) ? !event.action().equals("delete-entity")
+                    : event.after() != null;
+            if (event.actor().equals(actor) && stillSet && !declared.contains(key)) {
+                Setting setting = new Setting(key.get(0), key.get(1), key.get(2), null);
+                if (RECORD.equals(key.get(2))) {
+                    if (admin.children(key.get(0)).isEmpty()) {
+                        records.add(setting);
+                    } else {
+                        warnings.add("entity " + key.get(0) + " is no longer declared but has children; it is kept");
+                    }
+                } else {
+                    removed.add(setting);
+                }
+            }
+        });
+        removed.addAll(records);
+        return removed;
+    }
+
+    private static String fieldOf(String action) {
+        return switch (action) {
+            case "set-limits", "delete-limits" -> LIMITS;
+            case "set-cascade" -> CASCADE;
+            case "set-disabled" -> DISABLED;
+            case "create-entity", "update-entity", "set-parent", "delete-entity" -> RECORD;
+            default -> null;
+        };
+    }
+
+    /**
+     * Declared entities that cascade to their parent on a resource where the parent has no limits at any level (its
+     * own, its {@code _default_}, the resource's, the system's), as they will stand once the declarations are
+     * applied: such a parent is not debited.
+     */
+    private List<String> cascadesWithoutParentLimits(RateLimiterAdmin admin, Map<List<String>, Setting> declared) {
+        java.util.Set<String> resourceNames = new java.util.TreeSet<>();
+        resources.forEach(r -> resourceNames.add(r.resource()));
+        entities.forEach(e -> e.resources().forEach(l -> resourceNames.add(l.resource())));
+        resourceNames.remove(Identifiers.DEFAULT_RESOURCE);
+        List<String> warnings = new ArrayList<>();
+        for (EntityLevels declaredEntity : entities) {
+            Entity entity = declaredEntity.entity();
+            if (entity.parentId() == null) {
+                continue;
+            }
+            for (String resource : resourceNames) {
+                Boolean policy = firstNonNull(
+                        value(admin, declared, entity.id(), resource, CASCADE),
+                        value(admin, declared, entity.id(), Identifiers.DEFAULT_RESOURCE, CASCADE),
+                        value(admin, declared, null, resource, CASCADE));
+                boolean cascades = policy != null ? policy : entity.cascade();
+                if (cascades && value(admin, declared, entity.parentId(), resource, LIMITS) == null
+                        && value(admin, declared, entity.parentId(), Identifiers.DEFAULT_RESOURCE, LIMITS) == null
+                        && value(admin, declared, null, resource, LIMITS) == null
+                        && value(admin, declared, null, null, LIMITS) == null) {
+                    warnings.add("entity " + entity.id() + " cascades to " + entity.parentId() + " on " + resource
+                            + ", but " + entity.parentId() + " has no limits for " + resource + " at any level, so"
+                            + " its calls are not debited to " + entity.parentId());
                 }
             }
         }
+        return warnings;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T value(RateLimiterAdmin admin, Map<List<String>, Setting> declared, String entityId,
+            String resource, String field) {
+        Setting setting = declared.get(java.util.Arrays.asList(entityId, resource, field));
+        return (T) (setting != null ? setting.declared() : new Setting(entityId, resource, field, null).current(admin));
+    }
+
+    @SafeVarargs
+    private static <T> T firstNonNull(T... values) {
+        for (T value : values) {
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
+
+    private static Object emptyToNull(List<Limit> limits) {
+        return limits.isEmpty() ? null : limits;
+    }
+
+    private static String words(Object value) {
+        return value == null ? null : value.toString();
     }
 
     /** The declared system limits, or {@code null}. */

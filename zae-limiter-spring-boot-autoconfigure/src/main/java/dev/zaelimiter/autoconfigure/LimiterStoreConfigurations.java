@@ -62,6 +62,9 @@ final class LimiterStoreConfigurations {
                         .clock(clock.getIfUnique(Clock::systemUTC))
                         .stampTtl(properties.getStampTtl())
                         .cascadeWrite(dynamodb.getCascadeWrite())
+                        .usageRetention(properties.getUsage().getHourRetention(),
+                                properties.getUsage().getDayRetention())
+                        .auditRetention(properties.getAudit().getRetention())
                         .build();
             } catch (ValidationException e) {
                 throw new InvalidDeclarationException(property(e.field()), e.getMessage());
@@ -82,6 +85,9 @@ final class LimiterStoreConfigurations {
                 case "table" -> "zae.limiter.dynamodb.table";
                 case "namespace" -> "zae.limiter.namespace";
                 case "stampTtl" -> "zae.limiter.stamp-ttl";
+                case "usageRetention.hours" -> "zae.limiter.usage.hour-retention";
+                case "usageRetention.days" -> "zae.limiter.usage.day-retention";
+                case "auditRetention" -> "zae.limiter.audit.retention";
                 default -> "zae.limiter." + field;
             };
         }

@@ -13,7 +13,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 
 import java.time.Clock;
@@ -94,7 +97,55 @@ public class ZaeLimiterAutoConfiguration {
 
     /** Writes the declarations to the store once the limiter exists, so that a bad one fails startup. */
     @Bean
-    public InitializingBean limitDeclarationsApplier(LimitDeclarations declarations, RateLimiter rateLimiter) {
+    public InitializingBean limitDeclarationsApplier(LimitDeclarations declarations, RateLimiter rateLimiter,
+            ZaeLimiterProperties properties) {
         return () -> declarations.applyTo(rateLimiter.admin());
+    }
+
+    /**
+     * Sets usage history and the audit actor on the limiter's builder from {@code zae.limiter.usage} and
+     * {@code zae.limiter.audit}, before any application customizer.
+     */
+    @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE)
+    RateLimiterBuilderCustomizer zaeLimiterHistoryCustomizer(ZaeLimiterProperties properties,
+            ObjectProvider<AuditActor> actors, Environment environment) {
+        ZaeLimiterProperties.Usage usage = properties.getUsage();
+        String fallback = properties.getAudit().getActor() != null ? properties.getAudit().getActor()
+                : environment.getProperty("spring.application.name", "application");
+        List<AuditActor> ordered = actors.orderedStream().toList();
+        return builder -> {
+            if (!usage.isEnabled()) {
+                builder.noUsageHistory();
+            } else {
+                try {
+                    builder.usageFlushInterval(usage.getFlushInterval());
+                } catch (ValidationException e) {
+                    throw new InvalidDeclarationException("zae.limiter.usage.flush-interval", "is '"
+                            + usage.getFlushInterval() + "'; zero (write only on shutdown) or at least 100ms");
+                }
+            }
+            builder.actor(() -> {
+                for (AuditActor actor : ordered) {
+                    String name = actor.currentActor();
+                    if (name != null && !name.isBlank()) {
+                        return name;
+                    }
+                }
+                return fallback;
+            });
+        };
+    }
+
+    /** Attributes changes to the signed-in user when Spring Security is present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.security.core.context.SecurityContextHolder")
+    static class SecurityActorConfiguration {
+
+        @Bean
+        @Order(0)
+        AuditActor zaeLimiterSecurityContextActor() {
+            return new SecurityContextAuditActor();
+        }
     }
 }

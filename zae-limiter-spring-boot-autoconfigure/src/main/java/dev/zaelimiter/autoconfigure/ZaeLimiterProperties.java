@@ -57,6 +57,18 @@ public class ZaeLimiterProperties {
 
     private final DynamoDb dynamodb = new DynamoDb();
 
+    /** Usage history: what each entity consumed per limit, hour and day. */
+    private final Usage usage = new Usage();
+
+    /** Audit log: who changed what, when. */
+    private final Audit audit = new Audit();
+
+    /** How the declarations below are applied to the store at startup. */
+    private final Declarations declarations = new Declarations();
+
+    /** Which write operations the ratelimits actuator endpoint offers; all are off unless enabled here. */
+    private final EndpointWrites endpointWrites = new EndpointWrites();
+
     /** Limits for every entity on every resource that has nothing more specific. */
     private final Level system = new Level();
 
@@ -555,6 +567,206 @@ public class ZaeLimiterProperties {
 
     public DynamoDb getDynamodb() {
         return dynamodb;
+    }
+
+    public Usage getUsage() {
+        return usage;
+    }
+
+    public Audit getAudit() {
+        return audit;
+    }
+
+    public Declarations getDeclarations() {
+        return declarations;
+    }
+
+    public EndpointWrites getEndpointWrites() {
+        return endpointWrites;
+    }
+
+    /** The write operations of the ratelimits endpoint, each off unless enabled. */
+    public static class EndpointWrites {
+
+        /** Whether POST /actuator/ratelimits/set-limits and delete-limits are offered. */
+        private boolean limits;
+
+        /** Whether POST /actuator/ratelimits/set-disabled (enabled, disabled, bypass, inherit) is offered. */
+        private boolean switches;
+
+        /** Whether POST /actuator/ratelimits/pause and resume are offered. */
+        private boolean pauses;
+
+        /** Whether POST /actuator/ratelimits/set-parent is offered. */
+        private boolean parents;
+
+        public boolean isLimits() {
+            return limits;
+        }
+
+        public void setLimits(boolean limits) {
+            this.limits = limits;
+        }
+
+        public boolean isSwitches() {
+            return switches;
+        }
+
+        public void setSwitches(boolean switches) {
+            this.switches = switches;
+        }
+
+        public boolean isPauses() {
+            return pauses;
+        }
+
+        public void setPauses(boolean pauses) {
+            this.pauses = pauses;
+        }
+
+        public boolean isParents() {
+            return parents;
+        }
+
+        public void setParents(boolean parents) {
+            this.parents = parents;
+        }
+    }
+
+    /** How the declarations are applied at startup. */
+    public static class Declarations {
+
+        /**
+         * apply: write what is added or changed; prune: also remove what earlier declarations wrote and the
+         * declarations no longer have (never what was set through the admin API); verify: write nothing and report
+         * drift.
+         */
+        private Mode mode = Mode.APPLY;
+
+        /** In verify mode, whether drift between the declarations and the store fails startup or is logged. */
+        private OnDrift onDrift = OnDrift.FAIL;
+
+        /** The ways to apply declarations. */
+        public enum Mode {
+            /** Write what is added or changed. */
+            APPLY,
+            /** Also remove what earlier declarations wrote and the declarations no longer have. */
+            PRUNE,
+            /** Write nothing; report drift. */
+            VERIFY
+        }
+
+        /** What verify mode does about drift. */
+        public enum OnDrift {
+            /** Fail startup. */
+            FAIL,
+            /** Log a warning. */
+            WARN
+        }
+
+        public Mode getMode() {
+            return mode;
+        }
+
+        public void setMode(Mode mode) {
+            this.mode = mode;
+        }
+
+        public OnDrift getOnDrift() {
+            return onDrift;
+        }
+
+        public void setOnDrift(OnDrift onDrift) {
+            this.onDrift = onDrift;
+        }
+    }
+
+    /** Usage history: counted in the process, written to the store every flush interval and on shutdown. */
+    public static class Usage {
+
+        /** Whether to record usage history. */
+        private boolean enabled = true;
+
+        /** How often each process writes what it counted (zero: only on shutdown). At most one write per bucket period. */
+        private Duration flushInterval = Duration.ofSeconds(10);
+
+        /** How long hourly usage is kept after its hour (DynamoDB TTL). */
+        private Duration hourRetention = Duration.ofDays(90);
+
+        /** How long daily usage is kept after its day (DynamoDB TTL). */
+        private Duration dayRetention = Duration.ofDays(730);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getFlushInterval() {
+            return flushInterval;
+        }
+
+        public void setFlushInterval(Duration flushInterval) {
+            this.flushInterval = flushInterval;
+        }
+
+        public Duration getHourRetention() {
+            return hourRetention;
+        }
+
+        public void setHourRetention(Duration hourRetention) {
+            this.hourRetention = hourRetention;
+        }
+
+        public Duration getDayRetention() {
+            return dayRetention;
+        }
+
+        public void setDayRetention(Duration dayRetention) {
+            this.dayRetention = dayRetention;
+        }
+    }
+
+    /** Audit log of configuration changes. */
+    public static class Audit {
+
+        /**
+         * Who changes are attributed to when no user is signed in (no Spring Security principal); the application
+         * name (spring.application.name) when unset, else "application".
+         */
+        private String actor;
+
+        /** Who changes applied from the declarations under zae.limiter are attributed to. */
+        private String declarationsActor = "declarations";
+
+        /** How long audit events are kept (DynamoDB TTL). */
+        private Duration retention = Duration.ofDays(730);
+
+        public String getActor() {
+            return actor;
+        }
+
+        public void setActor(String actor) {
+            this.actor = actor;
+        }
+
+        public String getDeclarationsActor() {
+            return declarationsActor;
+        }
+
+        public void setDeclarationsActor(String declarationsActor) {
+            this.declarationsActor = declarationsActor;
+        }
+
+        public Duration getRetention() {
+            return retention;
+        }
+
+        public void setRetention(Duration retention) {
+            this.retention = retention;
+        }
     }
 
     public Level getSystem() {

@@ -54,6 +54,14 @@ public final class BucketMath {
         }
         long deficit = saturatedSubtract(need, balance);
         // smallest t with floor((t * amount + rem) / period) >= deficit, i.e. t * amount >= deficit * period - rem
+        long product = deficit * period;
+        if (amount > 0 && deficit > 0 && period > 0 && Math.multiplyHigh(deficit, period) == 0 && product >= 0) {
+            long exact = product - gridRemainder(at, amount, period);   // the same in long arithmetic: no overflow
+            if (exact <= 0) {
+                return 0;
+            }
+            return exact / amount + (exact % amount == 0 ? 0 : 1);
+        }
         BigInteger target = BigInteger.valueOf(deficit).multiply(BigInteger.valueOf(period))
                 .subtract(BigInteger.valueOf(gridRemainder(at, amount, period)));
         if (target.signum() <= 0) {

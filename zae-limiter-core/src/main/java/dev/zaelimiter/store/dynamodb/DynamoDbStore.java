@@ -101,6 +101,8 @@ public final class DynamoDbStore implements LimiterStore {
     private final CascadeWrites cascades;
     private final ExecutorService executor;
     private final Duration tableWait;
+    private final UsageItems usage;
+    private final AuditItems audit;
 
     private DynamoDbStore(Builder builder) {
         this.client = new DeadlineDynamoDbClient(Objects.requireNonNull(builder.client, "client"),
@@ -124,6 +126,8 @@ public final class DynamoDbStore implements LimiterStore {
         KnownBuckets known = new KnownBuckets();
         this.buckets = new BucketWrites(client, items, known);
         this.cascades = new CascadeWrites(client, items, known, buckets, executor);
+        this.usage = new UsageItems(client, table, keys, clock, builder.usageHourRetention, builder.usageDayRetention);
+        this.audit = new AuditItems(client, table, keys, clock, builder.auditRetention);
     }
 
     public static Builder builder() {
@@ -473,6 +477,21 @@ public final class DynamoDbStore implements LimiterStore {
         }));
     }
 
+    /**
+     * The usage history, in the same table under its own keys (see {@code docs/dynamodb.md}): one item per bucket and
+     * UTC hour or day, expiring by TTL after the retention the builder set.
+     */
+    @Override
+    public dev.zaelimiter.store.UsageStore usage() {
+        return usage;
+    }
+
+    /** The audit log, in the same table under its own keys, each event expiring by TTL after its retention. */
+    @Override
+    public dev.zaelimiter.store.AuditStore audit() {
+        return audit;
+    }
+
     @Override
     public void close() {
         executor.shutdownNow();
@@ -539,6 +558,9 @@ public final class DynamoDbStore implements LimiterStore {
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private Duration warmUpTimeout = DeadlineDynamoDbClient.WARM_UP_TIMEOUT;
         private Duration tableWait = TableWait.DEFAULT_TIMEOUT;
+        private Duration usageHourRetention = UsageItems.DEFAULT_HOUR_RETENTION;
+        private Duration usageDayRetention = UsageItems.DEFAULT_DAY_RETENTION;
+        private Duration auditRetention = AuditItems.DEFAULT_RETENTION;
 
         private Builder() {
         }
@@ -597,6 +619,38 @@ public final class DynamoDbStore implements LimiterStore {
                 throw new ValidationException("requestTimeout", requestTimeout, "a deadline is more than zero");
             }
             this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /**
+         * How long usage history is kept after its period ends (by DynamoDB TTL): hours 90 days and days 730 days
+         * when not set.
+         *
+         * @throws ValidationException when either is under one day, or hours are kept longer than days
+         */
+        public Builder usageRetention(Duration hours, Duration days) {
+            if (hours == null || hours.compareTo(Duration.ofDays(1)) < 0) {
+                throw new ValidationException("usageRetention.hours", hours, "keep hours at least one day");
+            }
+            if (days == null || days.compareTo(hours) < 0) {
+                throw new ValidationException("usageRetention.days", days, "keep days at least as long as hours ("
+                        + hours + ")");
+            }
+            this.usageHourRetention = hours;
+            this.usageDayRetention = days;
+            return this;
+        }
+
+        /**
+         * How long audit events are kept (by DynamoDB TTL); 730 days when not set.
+         *
+         * @throws ValidationException when under one day
+         */
+        public Builder auditRetention(Duration retention) {
+            if (retention == null || retention.compareTo(Duration.ofDays(1)) < 0) {
+                throw new ValidationException("auditRetention", retention, "keep audit events at least one day");
+            }
+            this.auditRetention = retention;
             return this;
         }
 

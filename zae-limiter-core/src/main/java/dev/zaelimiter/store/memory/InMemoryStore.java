@@ -13,14 +13,17 @@ import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
+import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.LimiterStore;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
@@ -37,24 +40,119 @@ public final class InMemoryStore implements LimiterStore {
 
     private static final long MIN_SWEEP_INTERVAL = 1 << 16;
 
+    /** One write in this many adds that many to the write count, so that threads rarely touch the shared counter. */
+    private static final int WRITE_SAMPLE = 64;
+
     private final ConcurrentHashMap<BucketKey, Cell> buckets = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<ConfigScope, LevelConfig> config = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Entity> entities = new ConcurrentHashMap<>();
+    /** Entities with a record or a level of their own (possibly emptied since): their snapshots are read in full. */
+    private final ConcurrentHashMap<String, Boolean> configured = new ConcurrentHashMap<>();
+    /** Per resource, the snapshot of every entity that configures nothing, as of {@link #configVersion}. */
+    private final ConcurrentHashMap<String, SharedSnapshot> sharedSnapshots = new ConcurrentHashMap<>();
+    /** Bumped after every configuration or entity write, so that a snapshot built before it is not reused. */
+    private volatile long configVersion;
     private final AtomicLong writesSinceSweep = new AtomicLong();
     private final AtomicBoolean sweeping = new AtomicBoolean();
     private volatile long sweepInterval = MIN_SWEEP_INTERVAL;
+    private final MemoryUsage usage;
+    private final MemoryAudit audit;
 
-    /** One bucket. Guarded by its own monitor; {@code retired} once evicted, so that late arrivals retry. */
+    /** The most periods (a bucket's hour, or its day) of each kind the usage history keeps by default. */
+    public static final int DEFAULT_MAX_USAGE_PERIODS = 100_000;
+    /** The most events the audit log keeps by default. */
+    public static final int DEFAULT_MAX_AUDIT_EVENTS = 10_000;
+
+    /** A store with the default bounds on usage history and audit log. */
+    public InMemoryStore() {
+        this(DEFAULT_MAX_USAGE_PERIODS, DEFAULT_MAX_AUDIT_EVENTS);
+    }
+
+    /**
+     * A store whose usage history keeps at most {@code maxUsagePeriods} hour periods and as many day periods (one
+     * period: one bucket's hour or day; the oldest go first), and whose audit log keeps the newest
+     * {@code maxAuditEvents} events.
+     */
+    public InMemoryStore(int maxUsagePeriods, int maxAuditEvents) {
+        if (maxUsagePeriods < 1) {
+            throw new dev.zaelimiter.ValidationException("maxUsagePeriods", maxUsagePeriods, "at least one period");
+        }
+        if (maxAuditEvents < 1) {
+            throw new dev.zaelimiter.ValidationException("maxAuditEvents", maxAuditEvents, "at least one event");
+        }
+        this.usage = new MemoryUsage(maxUsagePeriods);
+        this.audit = new MemoryAudit(maxAuditEvents);
+    }
+
+    @Override
+    public dev.zaelimiter.store.UsageStore usage() {
+        return usage;
+    }
+
+    @Override
+    public dev.zaelimiter.store.AuditStore audit() {
+        return audit;
+    }
+
+    /**
+     * One bucket. Guarded by its own monitor; {@code retired} once evicted, so that late arrivals retry. Holds its
+     * state in pieces rather than as a {@link BucketState}, to keep a million buckets small: the instant, and the
+     * state of its one limit (the common case) or the map of its limits' states.
+     */
     private static final class Cell {
-        BucketState state;
+        private long lastRefillMillis;
+        /** {@code null} for a bucket never written, the {@link LimitState} of {@code limits}' one limit, or a map. */
+        private Object states;
         List<Limit> limits;
         boolean retired;
+
+        /** The stored state, or {@code null} for a bucket never written. */
+        BucketState state() {
+            Object held = states;
+            if (held == null) {
+                return null;
+            }
+            if (held instanceof LimitState single) {
+                return new BucketState(lastRefillMillis, Map.of(limits.get(0).name(), single));
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, LimitState> all = (Map<String, LimitState>) held;
+            return new BucketState(lastRefillMillis, all);
+        }
+
+        void store(BucketState state, List<Limit> limits) {
+            this.lastRefillMillis = state.lastRefillMillis();
+            this.limits = limits;
+            Map<String, LimitState> all = state.limits();
+            if (all.size() == 1 && limits.size() == 1) {
+                LimitState single = all.get(limits.get(0).name());
+                if (single != null) {
+                    this.states = single;
+                    return;
+                }
+            }
+            this.states = all;
+        }
+    }
+
+    private record SharedSnapshot(long version, ConfigSnapshot snapshot) {
     }
 
     // ---- configuration
 
     @Override
     public ConfigSnapshot loadConfig(String entityId, String resource) {
+        long version = configVersion;
+        if (!configured.containsKey(entityId)) {
+            SharedSnapshot known = sharedSnapshots.get(resource);
+            if (known != null && known.version() == version) {
+                return known.snapshot();
+            }
+            ConfigSnapshot snapshot = new ConfigSnapshot(null, LevelConfig.EMPTY, LevelConfig.EMPTY,
+                    getLevel(ConfigScope.resource(resource)), getLevel(ConfigScope.system()));
+            sharedSnapshots.put(resource, new SharedSnapshot(version, snapshot));
+            return snapshot;
+        }
         return new ConfigSnapshot(entities.get(entityId),
                 getLevel(ConfigScope.entity(entityId, resource)),
                 getLevel(ConfigScope.entity(entityId, DEFAULT_RESOURCE)),
@@ -88,19 +186,29 @@ public final class InMemoryStore implements LimiterStore {
     }
 
     private void updateLevel(ConfigScope scope, UnaryOperator<LevelConfig> change) {
+        if (scope.isEntity()) {
+            configured.put(scope.entityId(), Boolean.TRUE);
+        }
         config.compute(scope, (key, old) -> {
             LevelConfig next = change.apply(old == null ? LevelConfig.EMPTY : old);
             return next.isEmpty() ? null : next;
         });
+        configChanged();
+    }
+
+    private synchronized void configChanged() {
+        configVersion = configVersion + 1;
     }
 
     // ---- entities
 
     @Override
     public void createEntity(Entity entity) {
+        configured.put(entity.id(), Boolean.TRUE);
         if (entities.putIfAbsent(entity.id(), entity) != null) {
             throw new EntityExistsException(entity.id());
         }
+        configChanged();
     }
 
     @Override
@@ -113,12 +221,14 @@ public final class InMemoryStore implements LimiterStore {
         if (entities.replace(entity.id(), entity) == null) {
             throw new EntityNotFoundException(entity.id());
         }
+        configChanged();
     }
 
     @Override
     public boolean deleteEntity(String entityId) {
         boolean existed = entities.remove(entityId) != null;
         config.keySet().removeIf(scope -> entityId.equals(scope.entityId()));
+        configChanged();
         buckets.keySet().removeIf(key -> key.entityId().equals(entityId));
         return existed;
     }
@@ -135,6 +245,11 @@ public final class InMemoryStore implements LimiterStore {
 
     @Override
     public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
+        if (debits.size() == 1) {
+            AcquireResult result = tryAcquire(debits.get(0), now);
+            afterWrite(now);
+            return result;
+        }
         AcquireResult result = withBuckets(debits, cells -> {
             BucketState[] refilled = refilled(cells, debits, now);
             boolean admitted = true;
@@ -159,9 +274,43 @@ public final class InMemoryStore implements LimiterStore {
         return result;
     }
 
+    /** {@link #tryAcquire(List, long)} of one bucket: its monitor alone, and one debited state when not overridden. */
+    private AcquireResult tryAcquire(BucketDebit debit, long now) {
+        while (true) {
+            Cell cell = cell(debit.key());
+            synchronized (cell) {
+                if (cell.retired) {
+                    continue;
+                }
+                BucketState stored = cell.state();
+                List<Limit> limits = debit.limits();
+                BucketState state = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
+                boolean admitted = debit.countOnly() || state.admits(limits, debit.amountsMilli());
+                if (admitted) {
+                    BucketState debited = state.debited(limits, debit.amountsMilli(), debit.countOnly(),
+                            debit.leaseId());
+                    store(cell, debit.overridden() ? state.debitedKept(limits, debit.kept(), debit.amountsMilli(),
+                            debit.countOnly(), debit.leaseId()) : debited, debit.kept());
+                    state = debited;
+                }
+                return new AcquireResult(admitted, List.of(new BucketSnapshot(debit.key(), state)));
+            }
+        }
+    }
+
+    private Cell cell(BucketKey key) {
+        Cell cell = buckets.get(key);
+        return cell != null ? cell : buckets.computeIfAbsent(key, k -> new Cell());
+    }
+
     @Override
     public void apply(List<BucketDebit> given, long now) {
         List<BucketDebit> debits = shared(given);
+        if (debits.size() == 1) {
+            apply(debits.get(0), now);
+            afterWrite(now);
+            return;
+        }
         withBuckets(debits, cells -> {
             BucketState[] refilled = refilled(cells, debits, now);
             for (int i = 0; i < debits.size(); i++) {
@@ -174,6 +323,24 @@ public final class InMemoryStore implements LimiterStore {
         afterWrite(now);
     }
 
+    /** {@link #apply(List, long)} of one bucket, under its monitor alone. */
+    private void apply(BucketDebit debit, long now) {
+        while (true) {
+            Cell cell = cell(debit.key());
+            synchronized (cell) {
+                if (cell.retired) {
+                    continue;
+                }
+                BucketState stored = cell.state();
+                List<Limit> limits = debit.limits();
+                BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
+                store(cell, refilled.adjusted(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId()),
+                        limits);
+                return;
+            }
+        }
+    }
+
     @Override
     public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
         List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
@@ -182,7 +349,7 @@ public final class InMemoryStore implements LimiterStore {
             BucketState state = null;
             if (cell != null) {
                 synchronized (cell) {
-                    state = cell.retired ? null : cell.state;
+                    state = cell.retired ? null : cell.state();
                 }
             }
             BucketState refilled = state == null
@@ -235,7 +402,8 @@ public final class InMemoryStore implements LimiterStore {
         for (var entry : buckets.entrySet()) {
             Cell cell = entry.getValue();
             synchronized (cell) {
-                if (!cell.retired && (cell.state == null || cell.state.refilled(cell.limits, now).isFull(cell.limits))) {
+                BucketState state = cell.retired ? null : cell.state();
+                if (!cell.retired && (state == null || state.refilled(cell.limits, now).isFull(cell.limits))) {
                     cell.retired = true;
                     buckets.remove(entry.getKey(), cell);
                     evicted++;
@@ -246,7 +414,10 @@ public final class InMemoryStore implements LimiterStore {
     }
 
     private void afterWrite(long now) {
-        long writes = writesSinceSweep.incrementAndGet();
+        if (ThreadLocalRandom.current().nextInt(WRITE_SAMPLE) != 0) {
+            return;
+        }
+        long writes = writesSinceSweep.addAndGet(WRITE_SAMPLE);
         if (writes >= sweepInterval && sweeping.compareAndSet(false, true)) {
             try {
                 writesSinceSweep.set(0);
@@ -273,15 +444,14 @@ public final class InMemoryStore implements LimiterStore {
         BucketState[] states = new BucketState[cells.length];
         for (int i = 0; i < cells.length; i++) {
             List<Limit> limits = debits.get(i).limits();
-            BucketState state = cells[i].state;
+            BucketState state = cells[i].state();
             states[i] = state == null ? BucketState.fresh(limits, now) : state.refilled(limits, now);
         }
         return states;
     }
 
     private static void store(Cell cell, BucketState state, List<Limit> limits) {
-        cell.state = state;
-        cell.limits = limits;
+        cell.store(state, limits);
     }
 
     private interface Action<T> {
@@ -293,7 +463,7 @@ public final class InMemoryStore implements LimiterStore {
         while (true) {
             Cell[] cells = new Cell[debits.size()];
             for (int i = 0; i < cells.length; i++) {
-                cells[i] = buckets.computeIfAbsent(debits.get(i).key(), k -> new Cell());
+                cells[i] = cell(debits.get(i).key());
             }
             Integer[] order = new Integer[cells.length];
             for (int i = 0; i < order.length; i++) {

@@ -23,7 +23,10 @@ import java.util.concurrent.TimeoutException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** What each call path costs in requests, counted on the wire with an SDK interceptor. */
+/**
+ * What each call path costs in requests, counted on the wire with an SDK interceptor. Usage history is flushed only on
+ * demand here, so that a slow run cannot add a background flush to the counts.
+ */
 class DynamoDbRequestCostTest {
 
     private final MutableClock clock = MutableClock.start();
@@ -34,7 +37,7 @@ class DynamoDbRequestCostTest {
     void setUp() {
         DynamoDbStore store = DynamoDbTestStores.builder(getClass(), clock)
                 .client(Dynalite.get().client(counter)).build();
-        limiter = RateLimiter.builder().store(store).clock(clock).build();
+        limiter = RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO).build();
         limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 1000),
                 Limit.perMinute("tpm", 100_000)));
     }
@@ -180,7 +183,7 @@ class DynamoDbRequestCostTest {
         DynamoDbStore store = DynamoDbStore.builder().client(Dynalite.get().client(counter))
                 .table(DynamoDbTestStores.table(getClass())).namespace(namespaceOf(limiter)).clock(clock)
                 .requestTimeout(DynamoDbTestStores.REQUEST_TIMEOUT).build();
-        return RateLimiter.builder().store(store).clock(clock).build();
+        return RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO).build();
     }
 
     @Test
@@ -205,7 +208,8 @@ class DynamoDbRequestCostTest {
         DynamoDbStore gated = DynamoDbStore.builder().client(Dynalite.get().client(gatedCounter, gate))
                 .table(DynamoDbTestStores.table(getClass())).namespace(namespaceOf(limiter)).clock(clock)
                 .requestTimeout(DynamoDbTestStores.REQUEST_TIMEOUT).build();
-        RateLimiter second = RateLimiter.builder().store(gated).clock(clock).build();
+        RateLimiter second = RateLimiter.builder().store(gated).clock(clock).usageFlushInterval(Duration.ZERO)
+                .build();
         second.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
         gatedCounter.reset();
 

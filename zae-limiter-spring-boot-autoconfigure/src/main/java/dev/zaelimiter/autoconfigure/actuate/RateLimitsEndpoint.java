@@ -1,6 +1,13 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
+import dev.zaelimiter.AuditEvent;
+import dev.zaelimiter.AuditPage;
+import dev.zaelimiter.AuditQuery;
+import dev.zaelimiter.Usage;
+import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.BucketView;
+import dev.zaelimiter.EntityNotFoundException;
+import dev.zaelimiter.RateLimiterAdmin;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
@@ -8,7 +15,10 @@ import dev.zaelimiter.LimitView;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.ScheduleEntry;
 import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.autoconfigure.DeclarationPlan;
+import dev.zaelimiter.autoconfigure.InvalidDeclarationException;
 import dev.zaelimiter.autoconfigure.LimitDeclarations;
+import dev.zaelimiter.autoconfigure.ZaeLimiterProperties;
 import dev.zaelimiter.autoconfigure.LimitDeclarations.EntityLevels;
 import dev.zaelimiter.autoconfigure.LimitDeclarations.LevelDeclaration;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -18,15 +28,28 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.lang.Nullable;
 
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The {@code ratelimits} endpoint: what is declared under {@code zae.limiter}, how one entity stands on one resource,
@@ -37,6 +60,8 @@ import java.util.Map;
  *   <li>{@code GET /actuator/ratelimits/{entity}/{resource}}: the configuration in force and every limit's state
  *       now, read from the store ({@link #bucket}); 404 when the ids are malformed or no limits apply;</li>
  *   <li>{@code DELETE /actuator/ratelimits/{entity}/{resource}}: puts the bucket back to full ({@link #reset}).</li>
+ *   <li>{@code GET /actuator/ratelimits/usage|top-usage|audit?...}: usage history and audit log
+ *       ({@link #report}).</li>
  * </ul>
  * A resource name may contain {@code /}; the resource selector takes the rest of the path.
  */
@@ -44,15 +69,211 @@ import java.util.Map;
 public class RateLimitsEndpoint {
 
     private final RateLimiter limiter;
+    private static final int FORBIDDEN = 403;
+
     private final LimitDeclarations declarations;
+    private final ZaeLimiterProperties.EndpointWrites writes;
 
     /**
+     * An endpoint without write operations besides the reset.
+     *
      * @param limiter      the limiter whose store is inspected and reset
      * @param declarations what the application declares, or {@code null} when it declares nothing
      */
     public RateLimitsEndpoint(RateLimiter limiter, @Nullable LimitDeclarations declarations) {
+        this(limiter, declarations, new ZaeLimiterProperties.EndpointWrites());
+    }
+
+    /**
+     * @param limiter      the limiter whose store is inspected and changed
+     * @param declarations what the application declares, or {@code null} when it declares nothing
+     * @param writes       which write operations are offered ({@code zae.limiter.endpoint-writes.*})
+     */
+    public RateLimitsEndpoint(RateLimiter limiter, @Nullable LimitDeclarations declarations,
+            ZaeLimiterProperties.EndpointWrites writes) {
         this.limiter = limiter;
         this.declarations = declarations;
+        this.writes = writes;
+    }
+
+    /**
+     * A change, {@code POST /actuator/ratelimits/{action}} with a JSON body, each action off (403) unless its
+     * {@code zae.limiter.endpoint-writes} property enables it. The level is named by {@code entity} and
+     * {@code resource}: both for an entity on a resource ({@code _default_}: every resource), {@code resource} alone
+     * for a resource, neither for the system.
+     * <ul>
+     *   <li>{@code set-limits} ({@code limits}: the level's limits as the properties of a declaration under
+     *       {@code zae.limiter}, {@code name.property=value} separated by {@code ;}), and
+     *       {@code delete-limits}: {@code endpoint-writes.limits};</li>
+     *   <li>{@code set-disabled} ({@code mode}: {@code enabled}, {@code disabled}, {@code bypass}, or
+     *       {@code inherit} to clear it; a resource, or an entity on a resource): {@code endpoint-writes.switches};</li>
+     *   <li>{@code pause} ({@code duration}, such as {@code 30s} or {@code PT30S}) and {@code resume}, of a
+     *       resource or an entity on it: {@code endpoint-writes.pauses};</li>
+     *   <li>{@code set-parent} ({@code entity}, {@code parent}; none: a root): {@code endpoint-writes.parents}.</li>
+     * </ul>
+     * Each change is an audit event of the current user (the Spring Security principal, when there is one).
+     * Answers 200 with what was done, 400 for a malformed request, 404 for an unknown entity.
+     */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> change(@Selector String action, @Nullable String entity,
+            @Nullable String resource, @Nullable String limits, @Nullable String mode,
+            @Nullable String duration, @Nullable String parent) {
+        boolean allowed = switch (action) {
+            case "set-limits", "delete-limits" -> writes.isLimits();
+            case "set-disabled" -> writes.isSwitches();
+            case "pause", "resume" -> writes.isPauses();
+            case "set-parent" -> writes.isParents();
+            default -> throw new InvalidEndpointRequestException("unknown action '" + action + "': set-limits,"
+                    + " delete-limits, set-disabled, pause, resume or set-parent", "unknown action");
+        };
+        if (!allowed) {
+            return answer(FORBIDDEN, "error", action + " is off; enable it with"
+                    + " zae.limiter.endpoint-writes." + switch (action) {
+                        case "set-limits", "delete-limits" -> "limits";
+                        case "set-disabled" -> "switches";
+                        case "pause", "resume" -> "pauses";
+                        default -> "parents";
+                    } + "=true");
+        }
+        try {
+            String done = switch (action) {
+                case "set-limits" -> setLimits(entity, resource, limits);
+                case "delete-limits" -> deleteLimits(entity, resource);
+                case "set-disabled" -> setDisabled(entity, resource, mode);
+                case "pause" -> pause(entity, resource, duration);
+                case "resume" -> resume(entity, resource);
+                default -> setParent(entity, parent);
+            };
+            return answer(WebEndpointResponse.STATUS_OK, "done", done);
+        } catch (EntityNotFoundException e) {
+            return answer(WebEndpointResponse.STATUS_NOT_FOUND, "error", e.getMessage());
+        } catch (ValidationException | InvalidDeclarationException | IllegalArgumentException e) {
+            return answer(WebEndpointResponse.STATUS_BAD_REQUEST, "error", e.getMessage());
+        }
+    }
+
+    private String setLimits(@Nullable String entity, @Nullable String resource, @Nullable String limits) {
+        if (limits == null || limits.isBlank()) {
+            throw new IllegalArgumentException("set-limits needs limits, such as 'rpm.capacity=100; tpm.capacity=5000'");
+        }
+        Map<String, Object> flat = new LinkedHashMap<>();
+        for (String assignment : limits.split(";")) {
+            int equals = assignment.indexOf('=');
+            if (equals < 1) {
+                throw new IllegalArgumentException("limits are name.property=value pairs separated by ';', not '"
+                        + assignment.trim() + "'");
+            }
+            flat.put("limits." + assignment.substring(0, equals).trim(), assignment.substring(equals + 1).trim());
+        }
+        Map<String, ZaeLimiterProperties.LimitDeclaration> bound;
+        try {
+            bound = new Binder(new MapConfigurationPropertySource(flat))
+                    .bind("limits", Bindable.mapOf(String.class, ZaeLimiterProperties.LimitDeclaration.class),
+                            new NoUnboundElementsBindHandler(BindHandler.DEFAULT))
+                    .orElseGet(Map::of);
+        } catch (BindException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof UnboundConfigurationPropertiesException unbound) {
+                throw new IllegalArgumentException("not a limit property: " + unbound.getUnboundProperties().stream()
+                        .map(property -> property.getName().toString()).sorted().toList());
+            }
+            throw new IllegalArgumentException("limits: " + (cause != null ? cause.getMessage() : e.getMessage()));
+        }
+        List<Limit> parsed = LimitDeclarations.limitsOf("limits", bound);
+        RateLimiterAdmin admin = limiter.admin();
+        if (entity != null) {
+            admin.setLimits(entity, resource == null ? "_default_" : resource, parsed);
+        } else if (resource != null) {
+            admin.setResourceDefaults(resource, parsed);
+        } else {
+            admin.setSystemDefaults(parsed);
+        }
+        return "limits of " + level(entity, resource) + " set to " + parsed;
+    }
+
+    private String deleteLimits(@Nullable String entity, @Nullable String resource) {
+        RateLimiterAdmin admin = limiter.admin();
+        if (entity != null) {
+            admin.deleteLimits(entity, resource == null ? "_default_" : resource);
+        } else if (resource != null) {
+            admin.deleteResourceDefaults(resource);
+        } else {
+            admin.deleteSystemDefaults();
+        }
+        return "limits of " + level(entity, resource) + " deleted";
+    }
+
+    private String setDisabled(@Nullable String entity, @Nullable String resource, @Nullable String mode) {
+        if (mode == null) {
+            throw new IllegalArgumentException("set-disabled needs mode: enabled, disabled, bypass or inherit");
+        }
+        if (entity == null && resource == null) {
+            throw new IllegalArgumentException("set-disabled needs a resource, or an entity");
+        }
+        RateLimiterAdmin admin = limiter.admin();
+        String level = resource == null ? "_default_" : resource;
+        if (mode.equalsIgnoreCase("inherit")) {
+            if (entity != null) {
+                admin.clearEntityDisabled(entity, level);
+            } else {
+                admin.clearResourceDisabled(resource);
+            }
+            return level(entity, resource) + " inherits its mode";
+        }
+        DisabledMode disabled;
+        try {
+            disabled = DisabledMode.valueOf(mode.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("mode is enabled, disabled, bypass or inherit, not '" + mode + "'");
+        }
+        if (entity != null) {
+            admin.setEntityDisabled(entity, level, disabled);
+        } else {
+            admin.setResourceDisabled(resource, disabled);
+        }
+        return level(entity, resource) + " is " + disabled.name().toLowerCase(Locale.ROOT);
+    }
+
+    private String pause(@Nullable String entity, @Nullable String resource, @Nullable String duration) {
+        if (resource == null || duration == null) {
+            throw new IllegalArgumentException("pause needs a resource and a duration, such as 30s");
+        }
+        Duration length = DurationStyle.detectAndParse(duration);
+        Instant until = entity == null ? limiter.pause(resource, length) : limiter.pause(entity, resource, length);
+        return level(entity, resource) + " paused until " + until;
+    }
+
+    private String resume(@Nullable String entity, @Nullable String resource) {
+        if (resource == null) {
+            throw new IllegalArgumentException("resume needs a resource");
+        }
+        if (entity == null) {
+            limiter.resume(resource);
+        } else {
+            limiter.resume(entity, resource);
+        }
+        return level(entity, resource) + " resumed";
+    }
+
+    private String setParent(@Nullable String entity, @Nullable String parent) {
+        if (entity == null) {
+            throw new IllegalArgumentException("set-parent needs an entity");
+        }
+        limiter.admin().setParent(entity, parent);
+        return "entity " + entity + (parent == null ? " is a root" : " is a child of " + parent);
+    }
+
+    private static String level(@Nullable String entity, @Nullable String resource) {
+        if (entity != null) {
+            return "entity " + entity + " on " + (resource == null ? "_default_" : resource);
+        }
+        return resource == null ? "system" : "resource " + resource;
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> answer(int status, String key, String message) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put(key, message);
+        return new WebEndpointResponse<>(body, status);
     }
 
     /** The declared system limits, resources and entities, as written to the store at startup. */
@@ -103,6 +324,152 @@ public class RateLimitsEndpoint {
         } catch (ValidationException e) {
             throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
         }
+    }
+
+    /**
+     * A history report, {@code GET /actuator/ratelimits/{report}} with query parameters:
+     * <ul>
+     *   <li>{@code usage}: the usage of {@code entity} (optionally on {@code resource}, of {@code limit}) per
+     *       {@code granularity} ({@code hour}, the default, or {@code day}) over [{@code from}, {@code to})
+     *       (ISO-8601 instants; by default the 24 hours, or 30 days, up to the end of the current one);</li>
+     *   <li>{@code top-usage}: the {@code top} (10) entities that consumed most of {@code limit} on
+     *       {@code resource} over the same kind of window;</li>
+     *   <li>{@code audit}: audit events, newest first: of {@code entity} (optionally on {@code resource}), of
+     *       {@code resource}, of the system level ({@code scope=system}) or all of them; {@code from}, {@code to},
+     *       {@code pageSize} (100) and {@code cursor} (from the page before);</li>
+     *   <li>{@code drift}: how the store differs from the declarations now (what startup would add, change or, in
+     *       prune mode, remove), and the plan's warnings.</li>
+     * </ul>
+     *
+     * @throws InvalidEndpointRequestException (400) for an unknown report or a malformed parameter
+     */
+    @ReadOperation
+    public Map<String, Object> report(@Selector String report, @Nullable String entity, @Nullable String resource,
+            @Nullable String limit, @Nullable String granularity, @Nullable String from, @Nullable String to,
+            @Nullable Integer top, @Nullable String scope, @Nullable Integer pageSize, @Nullable String cursor) {
+        try {
+            return switch (report) {
+                case "usage" -> usageReport(entity, resource, limit, granularity, from, to);
+                case "top-usage" -> topUsageReport(resource, limit, granularity, from, to, top);
+                case "audit" -> auditReport(entity, resource, scope, from, to, pageSize, cursor);
+                case "drift" -> driftReport();
+                default -> throw new InvalidEndpointRequestException("unknown report '" + report
+                        + "': usage, top-usage, audit or drift", "unknown report");
+            };
+        } catch (ValidationException | UnsupportedOperationException | DateTimeParseException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
+    }
+
+    private Map<String, Object> usageReport(@Nullable String entity, @Nullable String resource,
+            @Nullable String limit, @Nullable String granularity, @Nullable String from, @Nullable String to) {
+        if (entity == null) {
+            throw new InvalidEndpointRequestException("the usage report needs entity", "missing entity");
+        }
+        UsageGranularity g = granularity(granularity);
+        Instant end = to == null ? endOfCurrentPeriod(g) : Instant.parse(to);
+        Instant start = from == null ? defaultStart(g, end) : Instant.parse(from);
+        List<Map<String, Object>> rows = limiter.admin().usage(entity, resource, limit, g, start, end).stream()
+                .map(Usage::toMap).toList();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("granularity", g.name().toLowerCase(Locale.ROOT));
+        body.put("from", start.toString());
+        body.put("to", end.toString());
+        body.put("usage", rows);
+        return body;
+    }
+
+    private Map<String, Object> topUsageReport(@Nullable String resource, @Nullable String limit,
+            @Nullable String granularity, @Nullable String from, @Nullable String to, @Nullable Integer top) {
+        if (resource == null || limit == null) {
+            throw new InvalidEndpointRequestException("the top-usage report needs resource and limit",
+                    "missing resource or limit");
+        }
+        UsageGranularity g = granularity(granularity);
+        Instant end = to == null ? endOfCurrentPeriod(g) : Instant.parse(to);
+        Instant start = from == null ? defaultStart(g, end) : Instant.parse(from);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("resource", resource);
+        body.put("limit", limit);
+        body.put("from", start.toString());
+        body.put("to", end.toString());
+        body.put("top", limiter.admin().topUsage(resource, limit, g, start, end, top == null ? 10 : top).stream()
+                .map(Usage::toMap).toList());
+        return body;
+    }
+
+    private Map<String, Object> auditReport(@Nullable String entity, @Nullable String resource,
+            @Nullable String scope, @Nullable String from, @Nullable String to, @Nullable Integer pageSize,
+            @Nullable String cursor) {
+        AuditQuery query;
+        if (entity != null) {
+            query = resource == null ? AuditQuery.entity(entity) : AuditQuery.entity(entity, resource);
+        } else if (resource != null) {
+            query = AuditQuery.resource(resource);
+        } else if ("system".equals(scope)) {
+            query = AuditQuery.system();
+        } else if (scope == null || "all".equals(scope)) {
+            query = AuditQuery.all();
+        } else {
+            throw new InvalidEndpointRequestException("scope is system or all, or name an entity or a resource",
+                    "bad scope");
+        }
+        query = query.between(from == null ? null : Instant.parse(from), to == null ? null : Instant.parse(to))
+                .pageSize(pageSize == null ? AuditQuery.DEFAULT_PAGE_SIZE : pageSize).after(cursor);
+        AuditPage page = limiter.admin().audit(query);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("events", page.events().stream().map(event -> {
+            Map<String, Object> fields = event.toMap();
+            fields.values().removeIf(Objects::isNull);
+            return fields;
+        }).toList());
+        if (page.nextCursor() != null) {
+            body.put("next_cursor", page.nextCursor());
+        }
+        return body;
+    }
+
+    private Map<String, Object> driftReport() {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (declarations == null) {
+            body.put("summary", "nothing declared");
+            body.put("drift", List.of());
+            return body;
+        }
+        DeclarationPlan plan = declarations.plan(limiter.admin());
+        body.put("mode", declarations.mode().name().toLowerCase(Locale.ROOT));
+        body.put("summary", plan.summary());
+        body.put("drift", plan.drift().stream().map(change -> {
+            Map<String, Object> fields = new LinkedHashMap<>();
+            fields.put("kind", change.kind().name().toLowerCase(Locale.ROOT));
+            fields.put("target", change.target());
+            fields.put("setting", change.setting());
+            fields.put("before", change.before());
+            fields.put("after", change.after());
+            fields.values().removeIf(Objects::isNull);
+            return fields;
+        }).toList());
+        body.put("warnings", plan.warnings());
+        return body;
+    }
+
+    private static UsageGranularity granularity(@Nullable String granularity) {
+        if (granularity == null || granularity.equalsIgnoreCase("hour")) {
+            return UsageGranularity.HOUR;
+        }
+        if (granularity.equalsIgnoreCase("day")) {
+            return UsageGranularity.DAY;
+        }
+        throw new InvalidEndpointRequestException("granularity is hour or day, not '" + granularity + "'",
+                "bad granularity");
+    }
+
+    private Instant endOfCurrentPeriod(UsageGranularity granularity) {
+        return Instant.ofEpochMilli(granularity.periodStart(limiter.clock().millis()) + granularity.millis());
+    }
+
+    private static Instant defaultStart(UsageGranularity granularity, Instant end) {
+        return end.minus(granularity == UsageGranularity.HOUR ? Duration.ofHours(24) : Duration.ofDays(30));
     }
 
     private static String join(String[] segments) {

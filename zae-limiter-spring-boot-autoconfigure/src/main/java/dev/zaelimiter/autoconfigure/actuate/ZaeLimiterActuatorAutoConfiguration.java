@@ -2,6 +2,7 @@ package dev.zaelimiter.autoconfigure.actuate;
 
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.LimitDeclarations;
+import dev.zaelimiter.autoconfigure.ZaeLimiterProperties;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -32,8 +33,10 @@ public class ZaeLimiterActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         public RateLimitsEndpoint rateLimitsEndpoint(RateLimiter rateLimiter,
-                ObjectProvider<LimitDeclarations> declarations) {
-            return new RateLimitsEndpoint(rateLimiter, declarations.getIfAvailable());
+                ObjectProvider<LimitDeclarations> declarations, ObjectProvider<ZaeLimiterProperties> properties) {
+            ZaeLimiterProperties.EndpointWrites writes = properties.getIfAvailable(ZaeLimiterProperties::new)
+                    .getEndpointWrites();
+            return new RateLimitsEndpoint(rateLimiter, declarations.getIfAvailable(), writes);
         }
     }
 

@@ -194,6 +194,18 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
     }
 
     /** Closes the delegate. */
+    /** The delegate's usage history, untimed: its writes happen off the decision path. */
+    @Override
+    public dev.zaelimiter.store.UsageStore usage() {
+        return delegate.usage();
+    }
+
+    /** The delegate's audit log, untimed. */
+    @Override
+    public dev.zaelimiter.store.AuditStore audit() {
+        return delegate.audit();
+    }
+
     @Override
     public void close() {
         delegate.close();

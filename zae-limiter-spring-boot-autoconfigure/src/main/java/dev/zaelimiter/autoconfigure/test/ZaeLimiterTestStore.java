@@ -137,4 +137,16 @@ public final class ZaeLimiterTestStore implements LimiterStore {
     public void close() {
         delegate.close();
     }
+
+    /** The usage history of the in-memory store underneath. */
+    @Override
+    public dev.zaelimiter.store.UsageStore usage() {
+        return delegate.usage();
+    }
+
+    /** The audit log of the in-memory store underneath. */
+    @Override
+    public dev.zaelimiter.store.AuditStore audit() {
+        return delegate.audit();
+    }
 }

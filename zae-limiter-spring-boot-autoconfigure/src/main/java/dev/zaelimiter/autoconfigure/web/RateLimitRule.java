@@ -312,7 +312,8 @@ final class RateLimitRule {
             }
             result.put(name, amount);
         });
-        return Collections.unmodifiableMap(result);
+        // one amount as an immutable map of the JDK, which a request keeps as it is instead of copying it
+        return result.size() == 1 ? Map.copyOf(result) : Collections.unmodifiableMap(result);
     }
 
     private static EntityHasher hasher(String path, ZaeLimiterWebProperties.Hash hash) {

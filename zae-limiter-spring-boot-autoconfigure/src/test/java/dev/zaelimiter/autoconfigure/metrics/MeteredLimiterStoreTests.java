@@ -69,12 +69,15 @@ class MeteredLimiterStoreTests {
         store.deleteBucket(debit.key());
         assertThat(delegate.peek(List.of(debit), 0).get(0).state().balanceMilli("rpm")).isEqualTo(10_000);
         assertThat(store.deleteEntity("user-1")).isTrue();
+        assertThat(store.usage()).as("passed on, untimed").isSameAs(delegate.usage());
+        assertThat(store.audit()).isSameAs(delegate.audit());
         store.close();
 
         Set<String> operations = registry.get(MeteredLimiterStore.STORE_LATENCY).timers().stream()
                 .map(t -> t.getId().getTag("operation")).collect(Collectors.toSet());
         Set<String> methods = Arrays.stream(LimiterStore.class.getMethods())
-                .map(Method::getName).filter(name -> !name.equals("close")).collect(Collectors.toSet());
+                .map(Method::getName).filter(name -> !Set.of("close", "usage", "audit").contains(name))
+                .collect(Collectors.toSet());
         assertThat(operations).isEqualTo(methods);
         assertThat(registry.get(MeteredLimiterStore.STORE_LATENCY).tags("operation", "createEntity",
                 "outcome", "success").timer().count()).isEqualTo(2);

@@ -1,0 +1,81 @@
+package dev.zaelimiter.benchmarks.jmh;
+
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.Bucket;
+import io.github.resilience4j.ratelimiter.RateLimiter;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** The local limiters we compare with, on the same work as {@link InMemoryBenchmarks}. */
+public class Peers {
+
+    /** A rate no benchmark exhausts. */
+    static final long HUGE = 1_000_000_000L;
+
+    @State(Scope.Benchmark)
+    public static class Buckets {
+
+        Bucket hot;
+        Bucket exhausted;
+        ConcurrentHashMap<String, Bucket> byKey;
+        String[] keys;
+        RateLimiter resilience;
+
+        @Setup
+        public void setUp() {
+            hot = huge();
+            exhausted = Bucket.builder()
+                    .addLimit(Bandwidth.builder().capacity(1).refillGreedy(1, Duration.ofHours(1)).build())
+                    .build();
+            exhausted.tryConsume(1);
+            keys = InMemoryBenchmarks.keys();
+            byKey = new ConcurrentHashMap<>();
+            for (String key : keys) {
+                byKey.computeIfAbsent(key, k -> huge()).tryConsume(1);
+            }
+            resilience = RateLimiter.of("hot", RateLimiterConfig.custom()
+                    .limitForPeriod(Integer.MAX_VALUE)
+                    .limitRefreshPeriod(Duration.ofSeconds(1))
+                    .timeoutDuration(Duration.ZERO)
+                    .build());
+        }
+
+        static Bucket huge() {
+            return Bucket.builder()
+                    .addLimit(Bandwidth.builder().capacity(HUGE).refillGreedy(HUGE, Duration.ofSeconds(1)).build())
+                    .build();
+        }
+    }
+
+    /** bucket4j, one bucket. */
+    @Benchmark
+    public boolean bucket4jHotKey(Buckets state) {
+        return state.hot.tryConsume(1);
+    }
+
+    /** bucket4j, the usual map of buckets, a random one of 10,000 keys per call. */
+    @Benchmark
+    public boolean bucket4jTenThousandKeys(Buckets state) {
+        String key = state.keys[ThreadLocalRandom.current().nextInt(InMemoryBenchmarks.KEYS)];
+        return state.byKey.computeIfAbsent(key, k -> Buckets.huge()).tryConsume(1);
+    }
+
+    /** bucket4j, an empty bucket: {@code tryConsume} answers false. */
+    @Benchmark
+    public boolean bucket4jRefused(Buckets state) {
+        return state.exhausted.tryConsume(1);
+    }
+
+    /** resilience4j's rate limiter (its default, atomic implementation). */
+    @Benchmark
+    public boolean resilience4jHotKey(Buckets state) {
+        return state.resilience.acquirePermission();
+    }
+}

@@ -1,0 +1,321 @@
+package dev.zaelimiter;
+
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.UsageCounts;
+import dev.zaelimiter.store.UsagePeriod;
+import dev.zaelimiter.store.UsageStore;
+import dev.zaelimiter.store.UsageWrite;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.ref.WeakReference;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Counts what a limiter's decisions consume, per bucket, limit and UTC hour, in this process, and adds the counts to
+ * the store's usage history now and then: each hour and each day period of a bucket gets at most one write per
+ * flush. A call only adds to counters held in memory.
+ *
+ * <p>Exact: counters are drained atomically, and each period has at most one write in flight. A write that failed
+ * (or whose answer was lost) is sent again unchanged, with the same sequence number, until the store answers; the
+ * store applies a writer's sequence to a period once, so a retried or duplicated write never counts twice. New
+ * counts wait for the next sequence.
+ */
+final class UsageRecorder implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(UsageRecorder.class);
+    private static final ScheduledExecutorService FLUSHER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "zae-limiter-usage-flush");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private final UsageStore store;
+    private final Clock clock;
+    private final String writerId = UUID.randomUUID().toString();
+    private final AtomicLong sequence = new AtomicLong();
+    private final ConcurrentHashMap<Slot, SlotCounters> live = new ConcurrentHashMap<>();
+    private final Map<Target, Outgoing> outgoing = new LinkedHashMap<>();
+    private final Object flushLock = new Object();
+    private final ScheduledFuture<?> schedule;
+    private volatile long failedAt = -1;
+
+    /** One bucket in one UTC hour. */
+    private record Slot(BucketKey key, long hourStart) {
+    }
+
+    /** One period a write goes to. */
+    private record Target(BucketKey key, UsageGranularity granularity, long start) {
+    }
+
+    /** What waits for a period: one write in flight (unanswered), and the counts that will follow it. */
+    private static final class Outgoing {
+        UsageWrite inFlight;
+        Map<String, UsageCounts> next = new HashMap<>();
+    }
+
+    /**
+     * The counters of one slot. A call counts into it between {@link #enter} and {@link #exit}; the flush retires an
+     * idle slot of a past hour, waits for the calls still inside it, drains it one last time and drops it, so no count
+     * is lost: a call that finds it retired counts into a fresh slot instead.
+     */
+    private static final class SlotCounters {
+        final ConcurrentHashMap<String, Counters> limits = new ConcurrentHashMap<>(4);
+        final AtomicInteger writers = new AtomicInteger();
+        volatile boolean retired;
+    }
+
+    /** The counters of one limit in one slot; drained by the flush. */
+    private static final class Counters {
+        final AtomicLong consumedMilli = new AtomicLong();
+        final AtomicLong admitted = new AtomicLong();
+        final AtomicLong refused = new AtomicLong();
+        final AtomicLong overdrawn = new AtomicLong();
+        final AtomicLong bypassedMilli = new AtomicLong();
+        UsageCounts drain() {
+            return new UsageCounts(consumedMilli.getAndSet(0), admitted.getAndSet(0), refused.getAndSet(0),
+                    overdrawn.getAndSet(0), bypassedMilli.getAndSet(0));
+        }
+    }
+
+    /**
+     * Records into {@code store}, flushing every {@code interval} in the background ({@link Duration#ZERO}: only when
+     * {@link #flush()} or {@link #close()} is called).
+     */
+    UsageRecorder(UsageStore store, Clock clock, Duration interval) {
+        this.store = store;
+        this.clock = clock;
+        if (interval.isZero()) {
+            this.schedule = null;
+        } else {
+            WeakReference<UsageRecorder> self = new WeakReference<>(this);
+            long millis = interval.toMillis();
+            ScheduledFuture<?>[] holder = new ScheduledFuture<?>[1];
+            this.schedule = FLUSHER.scheduleWithFixedDelay(() -> {
+                UsageRecorder recorder = self.get();
+                if (recorder == null) {
+                    holder[0].cancel(false);         // the limiter was dropped without close()
+                    return;
+                }
+                recorder.flushQuietly();
+            }, millis, millis, TimeUnit.MILLISECONDS);
+            holder[0] = schedule;
+        }
+    }
+
+    // ---- recording (the caller's thread)
+
+    /** An admitted call: its debits, and the statuses that say which soft limits are in debt. */
+    void admitted(List<BucketDebit> debits, Supplier<List<LimitStatus>> statuses, long now) {
+        for (BucketDebit debit : debits) {
+            SlotCounters slot = enter(debit.key(), now);
+            try {
+                for (Limit limit : debit.limits()) {
+                    Counters counters = counters(slot, limit.name());
+                    long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
+                    counters.admitted.incrementAndGet();
+                    if (amount != 0) {
+                        (debit.countOnly() ? counters.bypassedMilli : counters.consumedMilli).addAndGet(amount);
+                    }
+                    if (limit.isSoft() && overdrawn(statuses.get(), debit.key(), limit.name())) {
+                        counters.overdrawn.incrementAndGet();
+                    }
+                }
+            } finally {
+                slot.writers.decrementAndGet();
+            }
+        }
+    }
+
+    /** A call a hard limit refused. */
+    void refused(List<BucketDebit> debits, long now) {
+        for (BucketDebit debit : debits) {
+            SlotCounters slot = enter(debit.key(), now);
+            try {
+                for (Limit limit : debit.limits()) {
+                    counters(slot, limit.name()).refused.incrementAndGet();
+                }
+            } finally {
+                slot.writers.decrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * Adjustments and rollbacks a lease wrote: net consumption. Concurrency slots given back are not consumption
+     * (a slot counts once, when taken).
+     */
+    void adjusted(List<BucketDebit> changes, long now) {
+        for (BucketDebit change : changes) {
+            SlotCounters slot = null;
+            try {
+                for (Limit limit : change.limits()) {
+                    long amount = change.amountsMilli().getOrDefault(limit.name(), 0L);
+                    if (amount == 0 || limit.isConcurrency()) {
+                        continue;
+                    }
+                    if (slot == null) {
+                        slot = enter(change.key(), now);
+                    }
+                    Counters counters = counters(slot, limit.name());
+                    (change.countOnly() ? counters.bypassedMilli : counters.consumedMilli).addAndGet(amount);
+                }
+            } finally {
+                if (slot != null) {
+                    slot.writers.decrementAndGet();
+                }
+            }
+        }
+    }
+
+    private static boolean overdrawn(List<LimitStatus> statuses, BucketKey key, String limitName) {
+        for (LimitStatus status : statuses) {
+            if (status.overdrawn() && status.limitName().equals(limitName) && status.entityId().equals(key.entityId())
+                    && status.resource().equals(key.resource())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The slot of {@code key} at {@code now}, entered: the caller counts into it, then decrements its writers. */
+    private SlotCounters enter(BucketKey key, long now) {
+        Slot slot = new Slot(key, UsageGranularity.HOUR.periodStart(now));
+        while (true) {
+            SlotCounters counters = live.computeIfAbsent(slot, s -> new SlotCounters());
+            counters.writers.incrementAndGet();
+            if (!counters.retired) {
+                return counters;
+            }
+            counters.writers.decrementAndGet();
+            live.remove(slot, counters);
+        }
+    }
+
+    private static Counters counters(SlotCounters slot, String limitName) {
+        Counters counters = slot.limits.get(limitName);
+        return counters != null ? counters : slot.limits.computeIfAbsent(limitName, n -> new Counters());
+    }
+
+    // ---- flushing
+
+    /**
+     * Drains the counters and sends each period with counts (or an unanswered write) one write.
+     *
+     * @return whether every write was answered
+     * @throws dev.zaelimiter.StoreUnavailableException when the store could not be written; nothing is lost, the
+     *                                                   next flush sends it again
+     */
+    boolean flush() {
+        synchronized (flushLock) {
+            drain();
+            boolean complete = true;
+            for (Iterator<Map.Entry<Target, Outgoing>> it = outgoing.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<Target, Outgoing> entry = it.next();
+                Outgoing out = entry.getValue();
+                if (out.inFlight == null) {
+                    if (out.next.isEmpty()) {
+                        it.remove();
+                        continue;
+                    }
+                    Target target = entry.getKey();
+                    out.inFlight = new UsageWrite(new UsagePeriod(target.key(), target.granularity(), target.start(),
+                            out.next), writerId, sequence.incrementAndGet());
+                    out.next = new HashMap<>();
+                }
+                store.add(out.inFlight);
+                out.inFlight = null;
+                if (!out.next.isEmpty()) {
+                    complete = false;
+                } else {
+                    it.remove();
+                }
+            }
+            return complete;
+        }
+    }
+
+    /** Moves what calls counted into the writes of their hour and day; drops idle slots of past hours. */
+    private void drain() {
+        long currentHour = UsageGranularity.HOUR.periodStart(clock.millis());
+        for (Map.Entry<Slot, SlotCounters> entry : live.entrySet()) {
+            Slot slot = entry.getKey();
+            SlotCounters counters = entry.getValue();
+            boolean idle = drain(slot, counters);
+            if (idle && slot.hourStart() < currentHour) {
+                counters.retired = true;
+                while (counters.writers.get() != 0) {
+                    Thread.onSpinWait();                     // a call is counting into it: let it finish
+                }
+                drain(slot, counters);
+                live.remove(slot, counters);
+            }
+        }
+    }
+
+    /** Drains one slot; returns whether it was empty. */
+    private boolean drain(Slot slot, SlotCounters counters) {
+        boolean idle = true;
+        for (Map.Entry<String, Counters> limit : counters.limits.entrySet()) {
+            UsageCounts counts = limit.getValue().drain();
+            if (counts.isZero()) {
+                continue;
+            }
+            idle = false;
+            add(new Target(slot.key(), UsageGranularity.HOUR, slot.hourStart()), limit.getKey(), counts);
+            add(new Target(slot.key(), UsageGranularity.DAY, UsageGranularity.DAY.periodStart(slot.hourStart())),
+                    limit.getKey(), counts);
+        }
+        return idle;
+    }
+
+    private void add(Target target, String limitName, UsageCounts counts) {
+        outgoing.computeIfAbsent(target, t -> new Outgoing()).next.merge(limitName, counts, UsageCounts::plus);
+    }
+
+    /** Flushes, logging a failure (at most once a minute) instead of raising. */
+    private void flushQuietly() {
+        try {
+            flush();
+            failedAt = -1;
+        } catch (RuntimeException e) {
+            long now = System.currentTimeMillis();
+            if (failedAt < 0 || now - failedAt > 60_000) {
+                failedAt = now;
+                log.warn("usage history not written yet (kept in memory, sent again at the next flush): {}",
+                        e.getMessage());
+            }
+        }
+    }
+
+    /** Stops the background flush and sends what is left (a few rounds, until every period is answered). */
+    @Override
+    public void close() {
+        if (schedule != null) {
+            schedule.cancel(false);
+        }
+        try {
+            for (int round = 0; round < 3 && !flush(); round++) {
+                // a period had counts behind an unanswered write: send them too
+            }
+        } catch (RuntimeException e) {
+            log.warn("usage history of this process not written on close: {}", e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.zaelimiter;
+
+import dev.zaelimiter.store.memory.InMemoryStore;
+import dev.zaelimiter.testing.MutableClock;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The limiter reuses what it derived from the configuration and from a call's amounts while they stay the same; a
+ * change of either is seen by the very next call, in this process, as without the reuse.
+ */
+class DecisionCacheTest {
+
+    private final MutableClock clock = MutableClock.start();
+    private final InMemoryStore store = new InMemoryStore();
+    private final RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).build();
+    private static final Map<String, Long> ONE = Map.of("rpm", 1L);
+
+    @BeforeEach
+    void warm() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 100)));
+        limiter.acquire("user-1", "api", ONE).close();
+        limiter.acquire("user-1", "api", ONE).close();
+    }
+
+    @Test
+    void newResourceDefaultsApplyToTheNextCall() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 100), Limit.perMinute("tpm", 5)));
+
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", 1L, "tpm", 6L)))
+                .isInstanceOf(UnsatisfiableRequestException.class);
+        try (Lease lease = limiter.acquire("user-1", "api", ONE)) {
+            assertThat(lease.statuses()).extracting(LimitStatus::limitName).containsExactly("rpm", "tpm");
+        }
+    }
+
+    @Test
+    void anEntitysOwnLimitsApplyAtOnceAndItsDeletionRestoresTheDefaults() {
+        limiter.admin().setLimits("user-1", "api", List.of(Limit.perMinute("rpm", 3)));
+        assertThat(limiter.acquire("user-1", "api", ONE).statuses().get(0).capacity()).isEqualTo(3);
+        assertThat(limiter.acquire("user-2", "api", ONE).statuses().get(0).capacity()).isEqualTo(100);
+
+        limiter.admin().deleteLimits("user-1", "api");
+        assertThat(limiter.acquire("user-1", "api", ONE).statuses().get(0).capacity()).isEqualTo(100);
+    }
+
+    @Test
+    void aPauseAndADisabledResourceRefuseTheNextCall() {
+        limiter.pause("api", Duration.ofSeconds(5));
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", ONE)).isInstanceOf(ResourcePausedException.class);
+        clock.advance(Duration.ofSeconds(5));
+        limiter.acquire("user-1", "api", ONE).close();
+
+        limiter.admin().setResourceDisabled("api", DisabledMode.DISABLED);
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", ONE)).isInstanceOf(ResourceDisabledException.class);
+    }
+
+    @Test
+    void aNewParentIsDebitedFromTheNextCall() {
+        limiter.admin().createEntity("org-1");
+        limiter.admin().setLimits("org-1", "api", List.of(Limit.perMinute("rpm", 2)));
+        limiter.admin().createEntity("user-1");
+        limiter.admin().setParent("user-1", "org-1");
+        limiter.admin().setEntityCascade("user-1", "api", true);
+
+        limiter.acquire("user-1", "api", ONE).close();
+        limiter.acquire("user-1", "api", ONE).close();
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", ONE))
+                .isInstanceOfSatisfying(RateLimitExceededException.class,
+                        e -> assertThat(e.violations()).extracting(LimitStatus::entityId).containsExactly("org-1"));
+    }
+
+    @Test
+    void aMapChangedBetweenCallsConsumesWhatItHoldsAtEachCall() {
+        Map<String, Long> amounts = new HashMap<>(ONE);
+        limiter.acquire("user-3", "api", amounts).close();
+        amounts.put("rpm", 10L);
+        limiter.acquire("user-3", "api", amounts).close();
+
+        assertThat(limiter.available("user-3", "api")).containsEntry("rpm", 89L);
+    }
+
+    @Test
+    void amountsThatDifferFromTheLastOnesAreValidatedAgain() {
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", -1L)))
+                .isInstanceOf(ValidationException.class);
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("tpm", 1L)))
+                .isInstanceOf(UnknownLimitException.class);
+        assertThatThrownBy(() -> limiter.acquire("bad id!", "api", ONE)).isInstanceOf(ValidationException.class);
+        assertThatThrownBy(() -> limiter.acquire("user-1", "bad resource!", ONE))
+                .isInstanceOf(ValidationException.class);
+        limiter.acquire("user-1", "api", ONE).close();
+    }
+
+    @Test
+    void aRefusalCarriesNoStackTraceButItsFullMessage() {
+        limiter.admin().setResourceDefaults("tight", List.of(Limit.perMinute("rpm", 1)));
+        limiter.acquire("user-1", "tight", ONE).close();
+
+        assertThatThrownBy(() -> limiter.acquire("user-1", "tight", ONE))
+                .isInstanceOfSatisfying(RateLimitExceededException.class, e -> {
+                    assertThat(e.getStackTrace()).isEmpty();
+                    assertThat(e.getMessage()).isEqualTo("rate limit exceeded: user-1/tight/rpm (requested 1,"
+                            + " available 0, retry after 60000 ms)");
+                    assertThat(e.retryAfter()).isEqualTo(Duration.ofMinutes(1));
+                });
+        assertThat(new RateLimitExceededException(List.of()).getStackTrace()).isNotEmpty();
+    }
+}

@@ -1,0 +1,204 @@
+package dev.zaelimiter.contract;
+
+import dev.zaelimiter.AuditEvent;
+import dev.zaelimiter.AuditPage;
+import dev.zaelimiter.AuditQuery;
+import dev.zaelimiter.AuditScope;
+import dev.zaelimiter.DisabledMode;
+import dev.zaelimiter.Entity;
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.Usage;
+import dev.zaelimiter.UsageGranularity;
+import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.UsageCounts;
+import dev.zaelimiter.store.UsagePeriod;
+import dev.zaelimiter.store.UsageWrite;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+/** Usage history (per entity, resource, limit, hour and day) and the audit log, kept by the store. */
+public abstract class UsageAuditContract extends StoreContractSupport {
+
+    private static final Instant START = Instant.parse("2026-03-01T00:00:00Z");
+    private static final Instant DAY_AFTER = START.plus(Duration.ofDays(1));
+
+    @Test
+    void everyKindOfCallIsCountedPerHourAndDay() {
+        admin.setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 2), Limit.perMinute("tpm", 100).soft()));
+        limiter.acquire("user-1", "gpt-4", consume("rpm", 1, "tpm", 150)).close();   // leaves tpm in debt: overdrawn
+        limiter.acquire("user-1", "gpt-4", consume("rpm", 1, "tpm", 10)).close();    // still in debt after it
+        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", consume("rpm", 1, "tpm", 10)))
+                .isInstanceOf(RateLimitExceededException.class);
+        clock.advance(Duration.ofHours(1));
+        Lease lease = limiter.acquire("user-1", "gpt-4", consume("rpm", 1, "tpm", 40));
+        lease.adjust("tpm", -15);
+        lease.close();
+        admin.setEntityDisabled("user-2", "gpt-4", DisabledMode.BYPASS);
+        limiter.acquire("user-2", "gpt-4", consume("rpm", 1, "tpm", 70)).close();
+
+        List<Usage> hours = admin.usage("user-1", UsageGranularity.HOUR, START, DAY_AFTER);
+        assertThat(hours).extracting(Usage::from, Usage::limitName, Usage::consumed, Usage::admitted, Usage::refused,
+                Usage::overdrawn, Usage::bypassed).containsExactly(
+                tuple(START, "rpm", 2L, 2L, 1L, 0L, 0L),
+                tuple(START, "tpm", 160L, 2L, 1L, 2L, 0L),
+                tuple(START.plusSeconds(3600), "rpm", 1L, 1L, 0L, 0L, 0L),
+                tuple(START.plusSeconds(3600), "tpm", 25L, 1L, 0L, 0L, 0L));
+        assertThat(hours.get(0).to()).isEqualTo(START.plusSeconds(3600));
+        assertThat(admin.usage("user-1", "gpt-4", "tpm", UsageGranularity.DAY, START, DAY_AFTER))
+                .extracting(Usage::from, Usage::to, Usage::consumed, Usage::admitted, Usage::refused,
+                        Usage::overdrawn)
+                .containsExactly(tuple(START, DAY_AFTER, 185L, 3L, 1L, 2L));
+        assertThat(admin.usage("user-2", "gpt-4", "tpm", UsageGranularity.HOUR, START, DAY_AFTER))
+                .extracting(Usage::consumed, Usage::admitted, Usage::bypassed)
+                .containsExactly(tuple(0L, 1L, 70L));
+    }
+
+    @Test
+    void historyOutlivesResetsAndSurvivesAFailedWriteUnchanged() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1000)));
+        for (int i = 0; i < 5; i++) {
+            limiter.acquire("user-1", "api", consume("rpm", 1));
+        }
+        limiter.flushUsage();
+        admin.resetBucket("user-1", "api");
+        for (int i = 0; i < 3; i++) {
+            limiter.acquire("user-1", "api", consume("rpm", 1));
+        }
+        RateLimiter other = newLimiter(store);
+        other.acquire("user-1", "api", consume("rpm", 2));
+        other.close();
+
+        assertThat(admin.usage("user-1", "api", "rpm", UsageGranularity.HOUR, START, DAY_AFTER))
+                .extracting(Usage::consumed, Usage::admitted).containsExactly(tuple(10L, 9L));
+        assertThat(admin.usage("user-1", "api", "rpm", UsageGranularity.DAY, START, DAY_AFTER))
+                .extracting(Usage::consumed, Usage::admitted).containsExactly(tuple(10L, 9L));
+    }
+
+    @Test
+    void aWriteDeliveredTwiceOrRetriedCountsOnce() {
+        UsagePeriod period = new UsagePeriod(new BucketKey("user-1", "api"), UsageGranularity.HOUR,
+                START.toEpochMilli(), Map.of("rpm", new UsageCounts(3000, 3, 1, 0, 0)));
+        assertThat(store.usage().add(new UsageWrite(period, "writer-a", 1))).isTrue();
+        assertThat(store.usage().add(new UsageWrite(period, "writer-a", 1))).as("the duplicate").isFalse();
+        assertThat(store.usage().add(new UsageWrite(period, "writer-b", 1))).as("another process").isTrue();
+        assertThat(store.usage().add(new UsageWrite(period, "writer-a", 2))).as("the writer's next").isTrue();
+        assertThat(store.usage().add(new UsageWrite(period, "writer-a", 1))).as("an old one, late").isFalse();
+
+        assertThat(admin.usage("user-1", "api", "rpm", UsageGranularity.HOUR, START, DAY_AFTER))
+                .extracting(Usage::consumed, Usage::admitted, Usage::refused).containsExactly(tuple(9L, 9L, 3L));
+    }
+
+    @Test
+    void topUsageRanksEntitiesByConsumptionOverAWindow() {
+        admin.setResourceDefaults("gpt-4", List.of(Limit.perMinute("tpm", 100_000)));
+        admin.setResourceDefaults("gpt-3", List.of(Limit.perMinute("tpm", 100_000)));
+        limiter.acquire("small", "gpt-4", consume("tpm", 10));
+        limiter.acquire("big", "gpt-4", consume("tpm", 500));
+        clock.advance(Duration.ofHours(2));
+        limiter.acquire("middle", "gpt-4", consume("tpm", 200));
+        limiter.acquire("middle", "gpt-4", consume("tpm", 200));
+        limiter.acquire("other-resource", "gpt-3", consume("tpm", 9000));
+
+        assertThat(admin.topUsage("gpt-4", "tpm", UsageGranularity.HOUR, START, DAY_AFTER, 2))
+                .extracting(Usage::entityId, Usage::consumed, Usage::admitted, Usage::from, Usage::to)
+                .containsExactly(tuple("big", 500L, 1L, START, DAY_AFTER), tuple("middle", 400L, 2L, START, DAY_AFTER));
+        assertThat(admin.topUsage("gpt-4", "tpm", UsageGranularity.HOUR, START.plusSeconds(7200), DAY_AFTER, 5))
+                .extracting(Usage::entityId).containsExactly("middle");
+        assertThatThrownBy(() -> admin.topUsage("gpt-4", "tpm", UsageGranularity.DAY, DAY_AFTER, START, 5))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("from");
+        assertThatThrownBy(() -> admin.topUsage("gpt-4", "tpm", UsageGranularity.DAY, START, DAY_AFTER, 0))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("n");
+    }
+
+    @Test
+    void everyChangeIsAnAuditEventWithWhoWhenBeforeAndAfter() {
+        RateLimiter alice = RateLimiter.builder().store(store).clock(clock).actor(() -> "alice").build();
+        alice.admin().setSystemDefaults(List.of(Limit.perMinute("rpm", 10)));
+        clock.advance(Duration.ofSeconds(1));
+        alice.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 100)));
+        alice.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 200)));
+        alice.admin().createEntity(Entity.of("org-1"));
+        alice.admin().createEntity(Entity.of("user-1"));
+        alice.admin().setParent("user-1", "org-1");
+        alice.admin().setLimits("user-1", "gpt-4", List.of(Limit.perMinute("rpm", 5)));
+        alice.admin().setEntityDisabled("user-1", "gpt-4", DisabledMode.BYPASS);
+        alice.admin().setResourceCascade("gpt-4", true);
+        alice.pause("gpt-4", Duration.ofSeconds(30));
+        alice.resume("gpt-4");
+        alice.admin().resetBucket("user-1", "gpt-4");
+        alice.admin().actingAs("declarations").deleteLimits("user-1", "gpt-4");
+        alice.admin().setParent("user-1", null);
+        alice.admin().deleteEntity("user-1");
+
+        List<AuditEvent> all = admin.audit(AuditQuery.all()).events();
+        assertThat(all).extracting(AuditEvent::action).containsExactly("delete-entity", "set-parent",
+                "delete-limits", "reset-bucket", "resume", "pause", "set-cascade", "set-disabled", "set-limits",
+                "set-parent", "create-entity", "create-entity", "set-limits", "set-limits", "set-limits");
+        assertThat(all).filteredOn(e -> !e.action().equals("delete-limits")).extracting(AuditEvent::actor)
+                .containsOnly("alice");
+        assertThat(all.get(2)).satisfies(e -> {
+            assertThat(e.actor()).isEqualTo("declarations");
+            assertThat(e.scope()).isEqualTo(AuditScope.ENTITY_RESOURCE);
+            assertThat(e.before()).contains("rpm").contains("5");
+            assertThat(e.after()).isNull();
+        });
+        AuditEvent raised = all.get(all.size() - 3);
+        assertThat(raised.scope()).isEqualTo(AuditScope.RESOURCE);
+        assertThat(raised.before()).contains("100");
+        assertThat(raised.after()).contains("200");
+        assertThat(all.get(all.size() - 1)).satisfies(e -> {
+            assertThat(e.scope()).isEqualTo(AuditScope.SYSTEM);
+            assertThat(e.at()).isEqualTo(START);
+            assertThat(e.before()).isNull();
+        });
+
+        assertThat(admin.audit(AuditQuery.system()).events()).hasSize(1);
+        assertThat(admin.audit(AuditQuery.resource("gpt-4")).events()).extracting(AuditEvent::action)
+                .containsExactly("resume", "pause", "set-cascade", "set-limits", "set-limits");
+        assertThat(admin.audit(AuditQuery.entity("user-1")).events()).extracting(AuditEvent::action)
+                .containsExactly("delete-entity", "set-parent", "delete-limits", "reset-bucket", "set-disabled",
+                        "set-limits", "set-parent", "create-entity");
+        assertThat(admin.audit(AuditQuery.entity("user-1", "gpt-4")).events()).hasSize(4);
+        assertThat(admin.audit(AuditQuery.all().between(START, START.plusSeconds(1))).events())
+                .extracting(AuditEvent::action).containsExactly("set-limits");
+    }
+
+    @Test
+    void theAuditLogIsReadNewestFirstOnePageAtATime() {
+        for (int i = 0; i < 7; i++) {
+            admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 10 + i)));
+            clock.advance(Duration.ofMillis(i % 2));                   // some events share an instant
+        }
+        List<AuditEvent> read = new ArrayList<>();
+        AuditQuery query = AuditQuery.resource("api").pageSize(3);
+        AuditPage page = admin.audit(query);
+        int pages = 1;
+        read.addAll(page.events());
+        while (page.nextCursor() != null) {
+            page = admin.audit(query.after(page.nextCursor()));
+            read.addAll(page.events());
+            pages++;
+        }
+        assertThat(pages).isEqualTo(3);
+        assertThat(read).extracting(AuditEvent::after).containsExactly(
+                "[" + Limit.perMinute("rpm", 16) + "]", "[" + Limit.perMinute("rpm", 15) + "]",
+                "[" + Limit.perMinute("rpm", 14) + "]", "[" + Limit.perMinute("rpm", 13) + "]",
+                "[" + Limit.perMinute("rpm", 12) + "]", "[" + Limit.perMinute("rpm", 11) + "]",
+                "[" + Limit.perMinute("rpm", 10) + "]");
+        assertThatThrownBy(() -> AuditQuery.all().pageSize(0)).isInstanceOf(ValidationException.class)
+                .hasMessageContaining("pageSize");
+    }
+}

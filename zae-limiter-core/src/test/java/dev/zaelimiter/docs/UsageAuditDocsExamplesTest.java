@@ -1,0 +1,87 @@
+package dev.zaelimiter.docs;
+
+import dev.zaelimiter.AuditEvent;
+import dev.zaelimiter.AuditPage;
+import dev.zaelimiter.AuditQuery;
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.Usage;
+import dev.zaelimiter.UsageGranularity;
+import dev.zaelimiter.store.memory.InMemoryStore;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+/** The examples of {@code docs/usage-and-audit.md}. */
+class UsageAuditDocsExamplesTest {
+
+    private final InMemoryStore store = new InMemoryStore();
+    private final String signedIn = "alice";
+
+    private String currentUser() {
+        return signedIn;
+    }
+
+    @Test
+    void usageHistory() {
+        // tag::usageHistory[]
+        RateLimiter limiter = RateLimiter.builder()
+                .store(store)
+                .usageFlushInterval(Duration.ofSeconds(10))   // the default: one write per bucket period per 10 s
+                .build();
+        limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 60),
+                Limit.perMinute("tpm", 100_000)));
+        try (Lease lease = limiter.acquire("tenant-7", "gpt-4", Map.of("rpm", 1L, "tpm", 500L))) {
+            lease.adjust("tpm", -180);                         // the model used 320 tokens, not 500
+        }
+        limiter.acquire("tenant-9", "gpt-4", Map.of("rpm", 1L, "tpm", 2_000L)).close();
+
+        Instant now = limiter.clock().instant();
+        Instant from = now.minus(Duration.ofDays(1));
+        Instant to = now.plus(Duration.ofHours(1));
+        List<Usage> hours = limiter.admin().usage("tenant-7", "gpt-4", "tpm", UsageGranularity.HOUR, from, to);
+        assertThat(hours).singleElement().satisfies(hour -> {
+            assertThat(hour.consumed()).isEqualTo(320);
+            assertThat(hour.admitted()).isEqualTo(1);
+            assertThat(hour.refused()).isZero();
+        });
+
+        List<Usage> top = limiter.admin().topUsage("gpt-4", "tpm", UsageGranularity.DAY, from, to, 10);
+        assertThat(top).extracting(Usage::entityId).containsExactly("tenant-9", "tenant-7");
+        limiter.close();                                       // writes what is left; call it on shutdown
+        // end::usageHistory[]
+    }
+
+    @Test
+    void auditLog() {
+        // tag::auditLog[]
+        RateLimiter limiter = RateLimiter.builder()
+                .store(store)
+                .actor(() -> currentUser())                    // who the audit log names for each change
+                .build();
+        limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("tpm", 100_000)));
+        limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("tpm", 200_000)));
+        limiter.admin().actingAs("nightly-job").resetBucket("tenant-7", "gpt-4");
+
+        AuditPage page = limiter.admin().audit(AuditQuery.resource("gpt-4").pageSize(1));
+        AuditEvent raised = page.events().get(0);              // newest first
+        assertThat(raised.actor()).isEqualTo("alice");
+        assertThat(raised.action()).isEqualTo("set-limits");
+        assertThat(raised.before()).isEqualTo("[" + Limit.perMinute("tpm", 100_000) + "]");
+        assertThat(raised.after()).isEqualTo("[" + Limit.perMinute("tpm", 200_000) + "]");
+
+        AuditPage older = limiter.admin().audit(AuditQuery.resource("gpt-4").pageSize(1).after(page.nextCursor()));
+        assertThat(older.events().get(0).before()).isNull();   // the first setting: nothing before
+        assertThat(limiter.admin().audit(AuditQuery.entity("tenant-7")).events())
+                .extracting(AuditEvent::actor, AuditEvent::action)
+                .containsExactly(tuple("nightly-job", "reset-bucket"));
+        // end::auditLog[]
+    }
+}
