@@ -33,7 +33,8 @@ class DynamoDbTableStartupTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class))
-            .withBean(DynamoDbClient.class, () -> Dynalite.get().client());
+            .withBean(DynamoDbClient.class, () -> Dynalite.get().client())
+            .withPropertyValues("zae.limiter.store-timeout=10s");
 
     private static <T extends Throwable> T cause(Throwable failure, Class<T> type) {
         for (Throwable t = failure; t != null; t = t.getCause()) {

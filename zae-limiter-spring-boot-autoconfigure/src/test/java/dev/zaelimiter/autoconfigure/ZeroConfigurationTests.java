@@ -131,7 +131,8 @@ class ZeroConfigurationTests {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class))
                 .withBean(DynamoDbClient.class, () -> Dynalite.get().client())
                 .withPropertyValues("spring.cloud.aws.dynamodb.table-prefix=staging-",
-                        "zae.limiter.dynamodb.table=prefixed", "zae.limiter.dynamodb.create-table=true")
+                        "zae.limiter.dynamodb.table=prefixed", "zae.limiter.dynamodb.create-table=true",
+                        "zae.limiter.store-timeout=10s")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(DynamoDbStore.class).table()).isEqualTo("staging-prefixed");
