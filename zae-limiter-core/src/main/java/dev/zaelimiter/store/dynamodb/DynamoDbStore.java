@@ -101,6 +101,7 @@ public final class DynamoDbStore implements LimiterStore {
     private final CascadeWrites cascades;
     private final ExecutorService executor;
     private final Duration tableWait;
+    private final LocalReservations reservations;
 
     private DynamoDbStore(Builder builder) {
         this.client = new DeadlineDynamoDbClient(Objects.requireNonNull(builder.client, "client"),
@@ -124,6 +125,7 @@ public final class DynamoDbStore implements LimiterStore {
         KnownBuckets known = new KnownBuckets();
         this.buckets = new BucketWrites(client, items, known);
         this.cascades = new CascadeWrites(client, items, known, buckets, executor);
+        this.reservations = new LocalReservations(buckets, clock, executor);
     }
 
     public static Builder builder() {
@@ -432,6 +434,14 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
+        Limit reserving = debits.size() == 1 ? LocalReservations.reserving(debits.get(0)) : null;
+        if (reserving != null) {
+            return onBuckets(debits, () -> call("acquire", () -> {
+                BucketWrites.Outcome outcome = reservations.acquire(debits.get(0), reserving, now);
+                return new AcquireResult(outcome.admitted(),
+                        List.of(new BucketSnapshot(debits.get(0).key(), outcome.state())));
+            }));
+        }
         return onBuckets(debits, () -> call("acquire", () -> debits.size() == 1
                 ? buckets.acquire(debits.get(0), now)
                 : cascadeWrite == CascadeWrite.TRANSACTIONAL
@@ -459,6 +469,7 @@ public final class DynamoDbStore implements LimiterStore {
     @Override
     public void deleteBucket(BucketKey key) {
         buckets.forget(key);
+        reservations.forget(key);
         call("delete bucket", () -> client.deleteItem(b -> b.tableName(table).key(keys.bucket(key))));
     }
 
@@ -473,9 +484,32 @@ public final class DynamoDbStore implements LimiterStore {
         }));
     }
 
+    /**
+     * Gives back the tokens this process holds of limits that {@linkplain Limit#withLocalReservations() reserve}
+     * (one write per bucket it holds tokens of), then stops the store's threads.
+     */
     @Override
     public void close() {
-        executor.shutdownNow();
+        try {
+            reservations.close();
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /** The bucket item as stored, or {@code null}; for tests. */
+    Map<String, AttributeValue> bucketItemForTest(String entityId, String resource) {
+        return getItem(keys.bucket(new BucketKey(entityId, resource)));
+    }
+
+    /** Stops this store's reservations without giving anything back, as a process that dies would; for tests. */
+    void haltReservationsForTest() {
+        reservations.halt();
+    }
+
+    /** The id this store's holds are written under; for tests. */
+    String reservationProcessForTest() {
+        return reservations.process();
     }
 
     /**
