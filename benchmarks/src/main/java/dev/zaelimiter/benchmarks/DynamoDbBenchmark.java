@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * Our DynamoDB acquire against the read-then-conditional-write baseline, side by side on one dynalite in one run.
  * Prints Markdown tables (progress goes to stderr). See {@code docs/performance.md}. With {@code saturation} as the
- * first argument, runs {@link SaturationBenchmark} instead.
+ * first argument, runs {@link SaturationBenchmark} instead; with {@code hot-bucket}, {@link HotBucketBenchmark}.
  *
  * <pre>
  * java -jar benchmarks/target/zae-limiter-benchmarks.jar [--slice-ms=2500] [--rounds=5] [--warmup-ms=5000]
@@ -28,6 +28,10 @@ public final class DynamoDbBenchmark {
     public static void main(String[] args) {
         if (args.length > 0 && args[0].equals("saturation")) {
             SaturationBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("hot-bucket")) {
+            HotBucketBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");

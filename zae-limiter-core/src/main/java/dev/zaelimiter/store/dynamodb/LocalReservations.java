@@ -82,6 +82,8 @@ final class LocalReservations {
         long windowDemand;
         long demandPerWindow;
         long lastDemandAt;
+        /** How long this pool's writes take, smoothed, in nanoseconds. */
+        long writeNanos;
         BucketState state;
 
         boolean usable(long now) {
@@ -98,10 +100,14 @@ final class LocalReservations {
             lastDemandAt = now;
         }
 
-        /** The batch to ask for: about {@link #BATCH_MILLIS} of demand, at most a quarter of the capacity. */
+        /**
+         * The batch to ask for: the demand of about {@link #BATCH_MILLIS}, or of two writes when writes take longer
+         * (so that the next batch arrives before this one runs out), at most a quarter of the capacity.
+         */
         long batch(long amount, long now) {
             long demand = Math.max(demandPerWindow, windowDemand);
-            long batch = demand * BATCH_MILLIS / RATE_WINDOW_MILLIS;
+            long span = Math.max(BATCH_MILLIS, 2 * TimeUnit.NANOSECONDS.toMillis(writeNanos));
+            long batch = demand * span / RATE_WINDOW_MILLIS;
             if (batch < 2 * amount) {
                 return 0;
             }
@@ -191,18 +197,22 @@ final class LocalReservations {
             pool.exchanging = true;
         }
         BucketWrites.Exchanged result = null;
+        long started = System.nanoTime();
         try {
             result = writes.exchange(debit, limit, process, pool.entry, pool.entryAmount, used, returned, wanted,
                     now + HOLD_MILLIS, now);
             return new BucketWrites.Outcome(result.admitted(), result.state());
         } finally {
-            settle(pool, result, used, returned, wanted, now);
+            settle(pool, result, used, returned, wanted, now, started);
         }
     }
 
     /** Takes what an exchange did into the pool, and wakes the calls waiting for it. */
-    private void settle(Pool pool, BucketWrites.Exchanged result, long used, long returned, long wanted, long now) {
+    private void settle(Pool pool, BucketWrites.Exchanged result, long used, long returned, long wanted, long now,
+            long startedNanos) {
         synchronized (pool) {
+            long took = System.nanoTime() - startedNanos;
+            pool.writeNanos = pool.writeNanos == 0 ? took : (pool.writeNanos * 3 + took) / 4;
             pool.exchanging = false;
             pool.notifyAll();
             if (result == null) {
@@ -269,6 +279,7 @@ final class LocalReservations {
         pool.exchanging = true;
         Runnable task = () -> {
             long at = clock.millis();
+            long started = System.nanoTime();
             BucketWrites.Exchanged result = null;
             try {
                 result = writes.exchange(zero, pool.limit, process, pool.entry, pool.entryAmount, used, returned,
@@ -276,7 +287,7 @@ final class LocalReservations {
             } catch (RuntimeException e) {
                 log.debug("background reservation for {} failed: {}", pool.debit.key(), e.toString());
             } finally {
-                settle(pool, result, used, returned, wanted, at);
+                settle(pool, result, used, returned, wanted, at, started);
             }
         };
         try {
@@ -311,13 +322,14 @@ final class LocalReservations {
                 pool.exchanging = true;
             }
             BucketWrites.Exchanged result = null;
+            long started = System.nanoTime();
             try {
                 result = writes.exchange(zero, pool.limit, process, pool.entry, pool.entryAmount, used, returned, 0,
                         now + HOLD_MILLIS, now);
             } catch (RuntimeException e) {
                 log.debug("returning reserved tokens of {} failed: {}", pool.debit.key(), e.toString());
             } finally {
-                settle(pool, result, used, returned, 0, now);
+                settle(pool, result, used, returned, 0, now, started);
             }
         }
     }
