@@ -418,7 +418,6 @@ final class BucketItems {
     private static void heldUpdate(Expression e, String name, Limits.Parameters p, long amount, long now,
             boolean full, boolean hard, Exchange x, StringJoiner set, StringJoiner remove, StringJoiner onLimits) {
         String fullAt = e.name(ItemCodec.FULL_AT + name);
-        String held = e.name(ItemCodec.HELD + name);
         String heldPoint = e.name(ItemCodec.HELD_POINT + name);
         BigInteger grid = FullAt.grid(now, p);
         BigInteger capacity = BigInteger.valueOf(p.capacityMilli());
@@ -439,6 +438,7 @@ final class BucketItems {
                 set.add(fullAt + " = " + fullAt + " - " + e.value(ItemCodec.number(refund)));
                 set.add(heldPoint + " = " + heldPoint + " - " + e.value(ItemCodec.number(refund)));
             } else {
+                String held = e.name(ItemCodec.HELD + name);
                 String zero = e.value(ItemCodec.number(0));
                 onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " < "
                         + e.value(ItemCodec.number(grid.add(refund))) + ")");
@@ -448,6 +448,7 @@ final class BucketItems {
                 set.add(held + " = if_not_exists(" + held + ", " + zero + ")");
             }
         } else if (full) {
+            String held = e.name(ItemCodec.HELD + name);
             String zero = e.value(ItemCodec.number(0));
             onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= " + e.value(ItemCodec.number(grid))
                     + ")");
@@ -460,6 +461,7 @@ final class BucketItems {
             set.add(heldPoint + " = if_not_exists(" + held + ", " + zero + ") + "
                     + e.value(ItemCodec.number(grid.add(debit).add(heldChange))));
         } else {
+            String held = e.name(ItemCodec.HELD + name);
             onLimits.add(fullAt + " > " + e.value(ItemCodec.number(grid)));
             if (checked) {
                 onLimits.add(heldPoint + " <= " + e.value(ItemCodec.number(grid.add(capacity).subtract(need))));

@@ -19,6 +19,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.StringJoiner;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -199,12 +200,17 @@ final class BucketWrites {
             if (read) {
                 items.saw(debit.key(), item);
                 String actual = Holds.entry(item, limit.name(), process);
-                if (!java.util.Objects.equals(actual, oldEntry)) {
+                if (!Objects.equals(actual, oldEntry)) {
                     lost = true;
                     oldEntry = actual;
                     oldAmount = actual == null ? 0 : Holds.Hold.parse(actual).amount();
                     used = oldAmount;
                     returned = 0;
+                }
+                if (item != null && amount == 0 && wanted == 0 && !stamp.equals(ItemCodec.stampOf(item))) {
+                    // a pool of limits no longer in force: it must not write the bucket under them; whatever it
+                    // held is dropped as spent by the writers of the limits in force
+                    return new Exchanged(false, 0, BucketItems.current(item, debit, now), null, 0, true);
                 }
                 if (item != null && BucketItems.needsRewrite(item, debit, stamp, now, false)) {
                     BucketState refreshed = BucketItems.current(item, debit, now);

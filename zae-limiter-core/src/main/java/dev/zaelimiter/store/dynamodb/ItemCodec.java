@@ -227,6 +227,12 @@ final class ItemCodec {
 
     // ---- buckets
 
+    /** The configuration stamp an item was written under, or {@code null}. */
+    static String stampOf(Map<String, AttributeValue> item) {
+        AttributeValue stamp = item.get(STAMP);
+        return stamp == null ? null : stamp.s();
+    }
+
     /**
      * The bucket in {@code item} as the algorithm sees it. A dripping limit is stored as the grid point at which it
      * is full ({@link FullAt}) with the parameters that grid uses; it is turned into a balance at {@code now} while

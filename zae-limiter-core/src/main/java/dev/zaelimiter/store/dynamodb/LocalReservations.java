@@ -84,6 +84,8 @@ final class LocalReservations {
         long lastDemandAt;
         /** How long this pool's writes take, smoothed, in nanoseconds. */
         long writeNanos;
+        /** A batch that doubles each time calls find the pool dry while demand goes on; 0 once the pool idles. */
+        long grown;
         BucketState state;
 
         boolean usable(long now) {
@@ -107,7 +109,7 @@ final class LocalReservations {
         long batch(long amount, long now) {
             long demand = Math.max(demandPerWindow, windowDemand);
             long span = Math.max(BATCH_MILLIS, 2 * TimeUnit.NANOSECONDS.toMillis(writeNanos));
-            long batch = demand * span / RATE_WINDOW_MILLIS;
+            long batch = Math.max(grown, demand * span / RATE_WINDOW_MILLIS);
             if (batch < 2 * amount) {
                 return 0;
             }
@@ -190,6 +192,10 @@ final class LocalReservations {
             if (now < pool.shortUntil && pool.state != null) {
                 return new BucketWrites.Outcome(false, local(pool, now));
             }
+            if (pool.windowDemand >= 2 * amount) {
+                long cap = Limits.parametersAt(limit, now).capacityMilli() / 4;
+                pool.grown = Math.min(cap, Math.max(2 * pool.grown, 2 * amount));
+            }
             used = pool.handed;
             returned = pool.usable(now) ? 0 : pool.unused;
             pool.unused -= returned;
@@ -236,6 +242,9 @@ final class LocalReservations {
                 pool.entryAmount = result.entryAmount();
                 if (result.lost()) {
                     pool.handed = result.entryAmount();
+                }
+                if (result.entry() == null) {
+                    pool.expiry = 0;
                 }
                 return;
             }
@@ -318,6 +327,7 @@ final class LocalReservations {
                 used = pool.handed;
                 returned = pool.unused;
                 pool.unused = 0;
+                pool.grown = 0;
                 zero = pool.debit.withAmounts(Map.of(pool.limit.name(), 0L));
                 pool.exchanging = true;
             }

@@ -176,6 +176,45 @@ class DynamoDbLocalReservationsTest {
         assertWithinBound(admissions, limit);
     }
 
+    @Test
+    void poolsDirectWritesOfSeveralLimitsAndRefundsTogetherNeverCreateOrLoseATokenAtOneInstant() {
+        limiters.get(0).admin().setResourceDefaults("api", List.of(
+                Limit.custom("r", 60, 1, Duration.ofHours(1)).withLocalReservations(), Limit.perMinute("rpm", 1_000)));
+        long net = 0;
+        for (int round = 0; round < 40; round++) {
+            try (Lease lease = limiters.get(0).acquire("tenant", "api", Map.of("r", 1L))) {
+                net++;                                                    // from process 0's pool
+            } catch (RateLimitExceededException refused) {
+                // short
+            }
+            try {
+                Lease both = limiters.get(1).acquire("tenant", "api", Map.of("r", 2L, "rpm", 1L));
+                net += 2;                                                 // one write on both limits
+                if (round % 3 == 0) {
+                    both.rollback();                                      // a refund
+                    net -= 2;
+                } else if (round % 3 == 1) {
+                    both.adjust("r", -1);                                 // a partial refund
+                    net -= 1;
+                }
+                both.close();
+            } catch (RateLimitExceededException refused) {
+                // short
+            }
+        }
+        stores.get(0).close();                                            // process 0 gives its pool back
+        while (true) {
+            try {
+                limiters.get(2).acquire("tenant", "api", Map.of("r", 1L, "rpm", 1L)).close();
+                net++;
+            } catch (RateLimitExceededException refused) {
+                break;
+            }
+        }
+        assertThat(net).as("net tokens taken at one instant, every path together").isEqualTo(60);
+        assertThat(Holds.held(stores.get(2).bucketItemForTest("tenant", "api"), "r")).isZero();
+    }
+
     private void admitOrNot(RateLimiter limiter, List<Admission> admissions) {
         try (Lease lease = limiter.acquire("tenant", "api", Map.of("r", 1L))) {
             admissions.add(new Admission(clock.millis(), 1));

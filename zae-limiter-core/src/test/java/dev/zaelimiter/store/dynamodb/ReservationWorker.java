@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A process for {@link DynamoDbReservationsMultiProcessTest}, on the system clock: on {@code WARM} it bursts briefly
- * (so that it reserves a batch), on {@code GO} it acquires with many threads for a while, then prints, per
+ * (so that it reserves a batch), on {@code GO} it acquires with many threads for a while (and at least 50 calls
+ * each, however slow the machine), then prints, per
  * millisecond, how many tokens it handed out at that instant (the instant the limiter decided at, read from its
  * clock by the calling thread), and closes its store. Arguments: endpoint table namespace threads runMillis.
  */
@@ -98,7 +99,7 @@ public final class ReservationWorker {
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             done.add(pool.submit(() -> {
-                while (System.currentTimeMillis() - start < runMillis) {
+                for (int calls = 0; calls < 50 || System.currentTimeMillis() - start < runMillis; calls++) {
                     try {
                         limiter.acquire("tenant", "api", Map.of("r", 1L)).close();
                         handedOut.computeIfAbsent(clock.last.get()[0], k -> new AtomicLong()).incrementAndGet();
