@@ -4,6 +4,7 @@ import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.testing.RecordingClock;
 import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.store.dynamodb.DynamoDbStore;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -15,10 +16,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.StringJoiner;
@@ -37,32 +34,6 @@ public final class HotBucketWorker {
     private HotBucketWorker() {
     }
 
-    /** The system clock, remembering per thread the last instant it gave. */
-    static final class RecordingClock extends Clock {
-        final ThreadLocal<long[]> last = ThreadLocal.withInitial(() -> new long[1]);
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public long millis() {
-            long now = System.currentTimeMillis();
-            last.get()[0] = now;
-            return now;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis());
-        }
-    }
 
     /** What one thread did. */
     private static final class Tally {
@@ -188,7 +159,7 @@ public final class HotBucketWorker {
             long startNanos = System.nanoTime();
             try (Lease lease = limiter.acquire(request)) {
                 tally.admitted++;
-                tally.handedOut.merge(clock.last.get()[0], 1L, Long::sum);
+                tally.handedOut.merge(clock.lastOnThisThread(), 1L, Long::sum);
             } catch (RateLimitExceededException refused) {
                 tally.refused++;
             } catch (RuntimeException e) {

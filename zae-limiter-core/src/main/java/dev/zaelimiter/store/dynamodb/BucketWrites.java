@@ -27,7 +27,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * The paths of one bucket in {@link DynamoDbStore}: admission and correction in one conditional update guessed from
  * what this process knows ({@link KnownBuckets}), settled from the item when the guess was wrong, or a whole
  * versioned rewrite when the stored form cannot take an update ({@link BucketItems}). Every decision is made by
- * {@link BucketState}.
+ * {@link BucketState}. Also the one write of a process's pool of a reserving limit ({@link #exchange}).
+ *
+ * <p>Longer than most files on purpose: admission, correction, slot renewal and the pool's exchange share the
+ * guess-then-settle loop over one item and its helpers.
  */
 final class BucketWrites {
 
@@ -166,7 +169,10 @@ final class BucketWrites {
     record Exchanged(boolean admitted, long taken, BucketState state, String entry, long entryAmount, boolean lost) {
     }
 
-    /** Marks a hold entry this process does not know (an earlier write's outcome is unknown): read the item first. */
+    /**
+     * Marks a hold entry this process does not know (an earlier write's outcome is unknown): read the item first.
+     * Compared by identity, so its own instance.
+     */
     static final String UNKNOWN_ENTRY = new String("unknown");
 
     /**

@@ -66,6 +66,8 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  *       the deadline passed), the slow path reads the item, refills it here and writes it back conditioned on its
  *       version, or rejects without writing.</li>
  *   <li>Configuration is cached per process for {@code stampTtl} and read in one {@code BatchGetItem} on a miss.</li>
+ *   <li>A limit with {@linkplain Limit#withLocalReservations() local reservations} is served from per-process
+ *       batches taken in one write each, with exact totals (LocalReservations, Holds; docs/hot-buckets.md).</li>
  *   <li>A cascade writes the child and the parent in parallel and refunds one when the other is refused
  *       ({@link CascadeWrite#COMPENSATING}), or uses one transaction ({@link CascadeWrite#TRANSACTIONAL}).</li>
  * </ul>

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.FullAt;
@@ -36,9 +37,15 @@ final class Holds {
     /** One process's hold: milli-tokens held (unused or handed out and not yet retired) and until when (epoch ms). */
     record Hold(long amount, long expiry) {
 
+        /** A hold as stored; a value in another form is a {@link CorruptStateException}. */
         static Hold parse(String value) {
             int colon = value.indexOf(':');
-            return new Hold(Long.parseLong(value.substring(0, colon)), Long.parseLong(value.substring(colon + 1)));
+            try {
+                return new Hold(Long.parseLong(value.substring(0, colon)),
+                        Long.parseLong(value.substring(colon + 1)));
+            } catch (RuntimeException e) {
+                throw new CorruptStateException("a hold attribute holds '" + value + "', not amount:expiry", e);
+            }
         }
 
         String value() {

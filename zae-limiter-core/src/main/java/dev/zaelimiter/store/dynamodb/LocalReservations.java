@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
  * a batch sized to the demand this process sees), and the others wait for that write instead of writing themselves.
  * Unused tokens go back to the bucket when the pool's hold nears its expiry, when the process stops asking, and on
  * close. See {@link Holds} for why totals stay exact.
+ *
+ * <p>Longer than most files on purpose: the pool's life (serving, combining waiting calls into one write, background
+ * batches, returns when quiet, on close and when a process dies in tests) is one state machine under one monitor.
  */
 final class LocalReservations {
 
@@ -51,6 +54,9 @@ final class LocalReservations {
 
     /** How often pools that went quiet or near their expiry give their tokens back. */
     private static final long SWEEP_MILLIS = 100;
+
+    /** The longest close waits for a pool's write in flight before giving its tokens back. */
+    private static final long CLOSE_WAIT_MILLIS = 30_000;
 
     /** The longest a call waits for another call's write to its pool. */
     private static final long WAIT_MILLIS = 2_000;
@@ -364,6 +370,11 @@ final class LocalReservations {
 
     /** Gives every pool's tokens back and stops the background returns. */
     void close() {
+        stopSweeper();
+        sweep(true);
+    }
+
+    private void stopSweeper() {
         ScheduledExecutorService running;
         synchronized (this) {
             closed = true;
@@ -372,7 +383,6 @@ final class LocalReservations {
         if (running != null) {
             running.shutdownNow();
         }
-        sweep(true);
     }
 
     /**
@@ -380,14 +390,7 @@ final class LocalReservations {
      * have landed (a process dying at a known point).
      */
     void halt() {
-        ScheduledExecutorService running;
-        synchronized (this) {
-            closed = true;
-            running = sweeper;
-        }
-        if (running != null) {
-            running.shutdownNow();
-        }
+        stopSweeper();
         for (Pool pool : pools.values()) {
             synchronized (pool) {
                 awaitExchange(pool);
@@ -396,9 +399,12 @@ final class LocalReservations {
         pools.clear();
     }
 
-    /** Waits (a bounded time) for the pool's write in flight; the caller holds the pool's monitor. */
+    /**
+     * Waits for the pool's write in flight (at most {@link #CLOSE_WAIT_MILLIS}: a slow store must not keep what it
+     * holds from being given back); the caller holds the pool's monitor.
+     */
     private static void awaitExchange(Pool pool) {
-        long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
         while (pool.exchanging && System.nanoTime() < waitUntil) {
             try {
                 pool.wait(10);

@@ -2,6 +2,7 @@ package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.testing.RecordingClock;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -11,10 +12,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -36,32 +33,6 @@ public final class ReservationWorker {
     private ReservationWorker() {
     }
 
-    /** The system clock, remembering per thread the last instant it gave. */
-    static final class RecordingClock extends Clock {
-        final ThreadLocal<long[]> last = ThreadLocal.withInitial(() -> new long[1]);
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public long millis() {
-            long now = System.currentTimeMillis();
-            last.get()[0] = now;
-            return now;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis());
-        }
-    }
 
     public static void main(String[] args) throws Exception {
         URI endpoint = URI.create(args[0]);
@@ -102,7 +73,7 @@ public final class ReservationWorker {
                 for (int calls = 0; calls < 50 || System.currentTimeMillis() - start < runMillis; calls++) {
                     try {
                         limiter.acquire("tenant", "api", Map.of("r", 1L)).close();
-                        handedOut.computeIfAbsent(clock.last.get()[0], k -> new AtomicLong()).incrementAndGet();
+                        handedOut.computeIfAbsent(clock.lastOnThisThread(), k -> new AtomicLong()).incrementAndGet();
                     } catch (RateLimitExceededException refused) {
                         // counted by omission
                     }
