@@ -120,6 +120,7 @@ public final class Limit {
     private final Duration fixedWindow;
     private final long windowMillis;
     private final long windowPhase;
+    private final boolean localReservations;
 
     private final Limits.Parameters base;
     private volatile ActiveAt activeCache;
@@ -149,6 +150,13 @@ public final class Limit {
     private Limit(String name, long capacity, long refillAmount, Duration refillPeriod, boolean soft,
             List<ScheduleEntry> schedule, CronPattern resetSchedule, ZoneId resetZone, Duration resetAfter,
             Duration leaseTimeout, Duration fixedWindow, long windowOrigin) {
+        this(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone, resetAfter,
+                leaseTimeout, fixedWindow, windowOrigin, false);
+    }
+
+    private Limit(String name, long capacity, long refillAmount, Duration refillPeriod, boolean soft,
+            List<ScheduleEntry> schedule, CronPattern resetSchedule, ZoneId resetZone, Duration resetAfter,
+            Duration leaseTimeout, Duration fixedWindow, long windowOrigin, boolean localReservations) {
         this.name = Identifiers.limitName("limit name", name);
         this.leaseTimeout = leaseTimeout;
         if (fixedWindow != null) {
@@ -207,8 +215,19 @@ public final class Limit {
                                 + " entries set a capacity or a scale but no refill");
             }
         }
+        if (localReservations && (!drips || soft || !this.schedule.isEmpty())) {
+            throw new ValidationException("limit " + name + " localReservations", toStringWithout(),
+                    "only a hard limit that drips at one rate reserves (not a quota, a fixed window, a concurrency"
+                            + " limit, a soft limit or a scheduled one)");
+        }
+        this.localReservations = localReservations;
         this.base = new Limits.Parameters(this.capacity * MILLI, this.refillAmount * MILLI,
                 drips ? refillPeriod.toMillis() : 0);
+    }
+
+    private String toStringWithout() {
+        return name + (soft ? " (soft)" : "") + (schedule.isEmpty() ? "" : " (scheduled)")
+                + (refillAmount > 0 ? "" : " (does not drip)");
     }
 
     private void checkOneZone() {
@@ -247,7 +266,7 @@ public final class Limit {
 
     private Limit copy(long capacity, boolean soft, List<ScheduleEntry> schedule) {
         return new Limit(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone,
-                resetAfter, leaseTimeout, fixedWindow, windowPhase);
+                resetAfter, leaseTimeout, fixedWindow, windowPhase, localReservations);
     }
 
     // ---- factories
@@ -363,6 +382,24 @@ public final class Limit {
     /** The same limit, enforced. */
     public Limit hard() {
         return copy(capacity, false, schedule);
+    }
+
+    /**
+     * The same limit, for a hot bucket shared by many processes: a store may let each process take a small batch of
+     * its tokens in one write and hand them out locally, and combine concurrent calls of one process into one write
+     * (see docs/hot-buckets.md). Totals stay exact. Only a hard limit that drips at one rate (no schedule) reserves;
+     * the in-memory store, already local, accepts the option and ignores it.
+     *
+     * @throws ValidationException on a quota, fixed window, concurrency, soft or scheduled limit
+     */
+    public Limit withLocalReservations() {
+        return new Limit(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone,
+                resetAfter, leaseTimeout, fixedWindow, windowPhase, true);
+    }
+
+    /** Whether a store may reserve this limit's tokens per process ({@link #withLocalReservations()}). */
+    public boolean localReservations() {
+        return localReservations;
     }
 
     /**
@@ -625,13 +662,14 @@ public final class Limit {
                 && Objects.equals(resetAfter, other.resetAfter)
                 && Objects.equals(leaseTimeout, other.leaseTimeout)
                 && Objects.equals(fixedWindow, other.fixedWindow)
-                && windowPhase == other.windowPhase;
+                && windowPhase == other.windowPhase
+                && localReservations == other.localReservations;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(name, capacity, refillAmount, refillPeriod, soft, schedule, resetSchedule, resetZone,
-                resetAfter, leaseTimeout, fixedWindow, windowPhase);
+                resetAfter, leaseTimeout, fixedWindow, windowPhase, localReservations);
     }
 
     @Override
@@ -657,6 +695,9 @@ public final class Limit {
         }
         if (!schedule.isEmpty()) {
             sb.append(", schedule ").append(schedule);
+        }
+        if (localReservations) {
+            sb.append(", local reservations");
         }
         return sb.append(']').toString();
     }

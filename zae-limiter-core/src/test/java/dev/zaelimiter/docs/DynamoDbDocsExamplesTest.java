@@ -8,7 +8,10 @@ import dev.zaelimiter.store.dynamodb.DynamoDbStore;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 
@@ -39,5 +42,31 @@ class DynamoDbDocsExamplesTest {
         }
         // end::dynamodbSetup[]
         store.close();
+    }
+
+    @Test
+    void hotBucket() {
+        Clock clock = Clock.fixed(Instant.parse("2026-03-01T00:00:00Z"), ZoneOffset.UTC);
+        DynamoDbStore store = DynamoDbStore.builder().client(dynamoDbClient).table("rate-limits")
+                .namespace("gateway").clock(clock).build();
+        store.createTableIfMissing();
+        RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).build();
+        DynamoDbStore otherStore = DynamoDbStore.builder().client(dynamoDbClient).table("rate-limits")
+                .namespace("gateway").clock(clock).build();
+        RateLimiter otherProcess = RateLimiter.builder().store(otherStore).clock(clock).build();
+        // tag::hotBucket[]
+        Limit orgLimit = Limit.perSecond("org-rps", 10_000).withLocalReservations();
+        limiter.admin().setResourceDefaults("gpt-4", List.of(orgLimit));
+
+        for (int i = 0; i < 1_000; i++) {            // most calls are served from this process's batch
+            limiter.acquire("org-acme", "gpt-4", Map.of("org-rps", 1L)).close();
+        }
+        // another process sees the 1,000 taken and, until they come back, the tokens this one holds unused
+        assertThat(otherProcess.available("org-acme", "gpt-4").get("org-rps")).isLessThanOrEqualTo(9_000);
+
+        store.close();                               // gives back what this process holds (so does a quiet spell)
+        assertThat(otherProcess.available("org-acme", "gpt-4")).containsEntry("org-rps", 9_000L);
+        // end::hotBucket[]
+        otherStore.close();
     }
 }

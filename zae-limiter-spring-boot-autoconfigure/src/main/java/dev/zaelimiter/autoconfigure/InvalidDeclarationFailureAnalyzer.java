@@ -23,6 +23,8 @@ class InvalidDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidD
                     + " to refill the whole capacity each period"),
             Map.entry("refill-period", "a duration of at least 1ms, such as refill-period: 1m or 30s"),
             Map.entry("burst", "a whole number at least the capacity, such as burst: 200"),
+            Map.entry("local-reservations", "true or false, on a hard limit that drips at one rate (no schedule,"
+                    + " not soft, not a quota or concurrency limit)"),
             Map.entry("max-in-flight", "a whole number greater than zero, such as max-in-flight: 10, and nothing"
                     + " but lease-timeout, soft and schedule beside it"),
             Map.entry("lease-timeout", "a duration such as lease-timeout: 5m, on a limit that has max-in-flight"),

@@ -204,7 +204,12 @@ public final class LimitDeclarations {
             Limit base = limit;
             limit = check(path + ".schedule", () -> base.withSchedule(entries));
         }
-        return d.isSoft() ? limit.soft() : limit;
+        limit = d.isSoft() ? limit.soft() : limit;
+        if (d.isLocalReservations()) {
+            Limit base = limit;
+            limit = check(path + ".local-reservations", base::withLocalReservations);
+        }
+        return limit;
     }
 
     private static Limit concurrency(String path, String name, LimitDeclaration d) {
@@ -214,6 +219,10 @@ public final class LimitDeclarations {
             throw new InvalidDeclarationException(path + ".max-in-flight", "a concurrency limit has only"
                     + " max-in-flight (and lease-timeout, soft, schedule); remove capacity, refill, burst and resets,"
                     + " or declare them as a separate limit");
+        }
+        if (d.isLocalReservations()) {
+            throw new InvalidDeclarationException(path + ".local-reservations", "a concurrency limit never reserves"
+                    + " (a slot must be visible to every process); remove local-reservations");
         }
         Limit limit = check(path + ".max-in-flight", () -> d.getLeaseTimeout() == null
                 ? Limit.concurrency(name, d.getMaxInFlight())

@@ -288,6 +288,12 @@ public class ZaeLimiterProperties {
         /** Metered only: never rejects, may go into debt. */
         private boolean soft;
 
+        /**
+         * For a hot bucket shared by many processes: each process may reserve a small batch of tokens and serve calls
+         * locally, with exact totals (a hard dripping limit without schedule only; see docs/hot-buckets.md).
+         */
+        private boolean localReservations;
+
         /** Windows with other parameters: the first matching entry wins. */
         private List<ScheduleDeclaration> schedule = new ArrayList<>();
 
@@ -366,6 +372,14 @@ public class ZaeLimiterProperties {
 
         public void setSoft(boolean soft) {
             this.soft = soft;
+        }
+
+        public boolean isLocalReservations() {
+            return localReservations;
+        }
+
+        public void setLocalReservations(boolean localReservations) {
+            this.localReservations = localReservations;
         }
 
         public List<ScheduleDeclaration> getSchedule() {

@@ -214,6 +214,22 @@ class ZaeLimiterAutoConfigurationTests {
     }
 
     @Test
+    void aLimitDeclaredWithLocalReservationsReservesAndTheInMemoryStoreAcceptsIt() {
+        runner.withPropertyValues(
+                "zae.limiter.resources.gpt-4.limits.org-rps.capacity=10000",
+                "zae.limiter.resources.gpt-4.limits.org-rps.refill-period=1s",
+                "zae.limiter.resources.gpt-4.limits.org-rps.local-reservations=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RateLimiter limiter = context.getBean(RateLimiter.class);
+                    assertThat(limiter.admin().getResourceDefaults("gpt-4"))
+                            .containsExactly(Limit.perSecond("org-rps", 10_000).withLocalReservations());
+                    assertThat(limiter.acquire("org-acme", "gpt-4", Map.of("org-rps", 1L)).statuses())
+                            .singleElement().satisfies(status -> assertThat(status.available()).isEqualTo(9_999));
+                });
+    }
+
+    @Test
     void undeclaredItemsAreLeftAlone() {
         InMemoryStore store = new InMemoryStore();
         RateLimiter before = RateLimiter.builder().store(store).build();

@@ -49,6 +49,44 @@ final class BucketItems {
     private final Map<List<Limit>, String> stamps = new ConcurrentHashMap<>();
     /** Markers of corrections that landed, to be removed by the next write to their bucket. */
     private final Map<BucketKey, Queue<String>> settled = new ConcurrentHashMap<>();
+    /** The held totals of reserving limits this process last saw per bucket, to guess whether a bucket is full. */
+    private final Map<BucketKey, Map<String, Long>> heldSeen = new ConcurrentHashMap<>();
+
+    /**
+     * What one process's write does to its hold of a reserving limit besides the call's own amount: retire
+     * {@code used} milli-tokens it handed out, return {@code returned} unused ones, take {@code taken} new ones;
+     * the hold attribute must still read {@code oldEntry} ({@code null}: absent) and becomes {@code newEntry}
+     * ({@code null}: removed).
+     */
+    record Exchange(String attribute, String oldEntry, long used, long returned, long taken, String newEntry) {
+    }
+
+    /** Remembers the held totals that {@code item} shows, for the next guess of whether the bucket is full. */
+    void saw(BucketKey key, Map<String, AttributeValue> item) {
+        if (item == null) {
+            return;
+        }
+        Map<String, Long> held = null;
+        for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
+            if (e.getKey().startsWith(ItemCodec.HELD) && e.getValue().n() != null) {
+                if (held == null) {
+                    held = new HashMap<>();
+                }
+                held.put(e.getKey().substring(ItemCodec.HELD.length()), ItemCodec.longOf(e.getValue()));
+            }
+        }
+        if (held != null) {
+            if (heldSeen.size() > 10_000) {
+                heldSeen.clear();
+            }
+            heldSeen.put(key, held);
+        }
+    }
+
+    private long heldSeen(BucketKey key, String limit) {
+        Map<String, Long> held = heldSeen.get(key);
+        return held == null ? 0 : held.getOrDefault(limit, 0L);
+    }
 
     BucketItems(String table, Keys keys, long stampTtlMillis) {
         this.table = table;
@@ -86,7 +124,8 @@ final class BucketItems {
         AttributeValue storedStamp = item.get(ItemCodec.STAMP);
         AttributeValue deadline = item.get(ItemCodec.DEADLINE);
         if (expired(item, now) || storedStamp == null || !stamp.equals(storedStamp.s()) || deadline == null
-                || deadline.n() == null || ItemCodec.longOf(deadline) <= now) {
+                || deadline.n() == null || ItemCodec.longOf(deadline) <= now
+                || Holds.droppable(item, debit.limits(), now)) {
             return true;
         }
         for (Limit limit : debit.limits()) {
@@ -121,7 +160,7 @@ final class BucketItems {
         if (item == null || expired(item, now)) {
             return BucketState.fresh(debit.limits(), now);
         }
-        return ItemCodec.bucket(item, now).refilled(debit.limits(), now);
+        return Holds.capped(ItemCodec.bucket(item, now).refilled(debit.limits(), now), item, debit.limits(), now);
     }
 
     static boolean expired(Map<String, AttributeValue> item, long now) {
@@ -173,6 +212,16 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker) {
+        return update(debit, now, stamp, guess, correction, marker, null, null);
+    }
+
+    /**
+     * As above; with {@code exchange}, the debit's one reserving limit also moves this process's hold, and
+     * {@code full} (when not {@code null}) says whether the bucket is full, as read from the item, in place of a
+     * guess.
+     */
+    UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
+            boolean correction, String marker, Exchange exchange, Boolean full) {
         if (debit.overridden() && !correction) {
             return null;
         }
@@ -190,14 +239,18 @@ final class BucketItems {
         onItem.add(e.name(ItemCodec.DEADLINE) + " > " + nowValue);
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
-            if (amount == 0) {
+            Exchange x = limit.localReservations() ? exchange : null;
+            if (amount == 0 && x == null) {
                 continue;
             }
             if (limit.isConcurrency()) {
                 slotUpdate(e, debit, limit, amount, now, correction, set, add, remove, onItem);
                 continue;
             }
-            add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+            long counted = x == null ? amount : amount + x.used();
+            if (counted != 0) {
+                add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(counted)));
+            }
             Limits.Parameters p = Limits.parametersAt(limit, now);
             if (debit.countOnly()) {
                 if (p.drips()) {
@@ -213,7 +266,13 @@ final class BucketItems {
             if (hard && amount > p.capacityMilli()) {
                 return null;
             }
-            if (p.drips()) {
+            if (p.drips() && limit.localReservations()) {
+                boolean isFull = full != null ? full : guess == null
+                        || BigInteger.valueOf(guess.balanceMilli(limit.name()))
+                                .add(BigInteger.valueOf(heldSeen(debit.key(), limit.name())))
+                                .compareTo(BigInteger.valueOf(p.capacityMilli())) >= 0;
+                heldUpdate(e, limit.name(), p, amount, now, isFull, hard, x, set, remove, onLimits);
+            } else if (p.drips()) {
                 dripUpdate(e, limit.name(), p, amount, now, guess, hard, set, onLimits);
             } else if (correction && amount > 0 && pastFloor(guess, limit.name(), amount)) {
                 String balance = e.name(ItemCodec.BALANCE + limit.name());
@@ -350,6 +409,80 @@ final class BucketItems {
     }
 
     /**
+     * A reserving limit in an update (see {@link Holds}): {@code t_} moves by what the whole bucket loses (the call's
+     * amount and the tokens retired), {@code u_} by what the holds change, {@code s_} by both. {@code full} says
+     * whether the whole bucket is full ({@code t_ <= grid(now)}), which the condition checks. What others can take
+     * must cover the call and the new batch, less what is returned: when full, {@code capacity - u_}; otherwise
+     * {@code capacity - (s_ - grid(now))}. A refund cannot lift the whole bucket past full.
+     */
+    private static void heldUpdate(Expression e, String name, Limits.Parameters p, long amount, long now,
+            boolean full, boolean hard, Exchange x, StringJoiner set, StringJoiner remove, StringJoiner onLimits) {
+        String fullAt = e.name(ItemCodec.FULL_AT + name);
+        String heldPoint = e.name(ItemCodec.HELD_POINT + name);
+        BigInteger grid = FullAt.grid(now, p);
+        BigInteger capacity = BigInteger.valueOf(p.capacityMilli());
+        long used = x == null ? 0 : x.used();
+        long returned = x == null ? 0 : x.returned();
+        long taken = x == null ? 0 : x.taken();
+        BigInteger debit = BigInteger.valueOf(amount).add(BigInteger.valueOf(used));
+        BigInteger heldChange = BigInteger.valueOf(taken).subtract(BigInteger.valueOf(used))
+                .subtract(BigInteger.valueOf(returned));
+        BigInteger need = BigInteger.valueOf(amount).add(BigInteger.valueOf(taken))
+                .subtract(BigInteger.valueOf(returned));
+        boolean checked = (hard || taken > 0) && need.signum() > 0;
+        set.add(e.name(ItemCodec.PARAMETERS + name) + " = " + e.value(ItemCodec.parameters(p)));
+        if (debit.signum() < 0) {
+            BigInteger refund = debit.negate();
+            if (!full) {
+                onLimits.add(fullAt + " >= " + e.value(ItemCodec.number(grid.add(refund))));
+                set.add(fullAt + " = " + fullAt + " - " + e.value(ItemCodec.number(refund)));
+                set.add(heldPoint + " = " + heldPoint + " - " + e.value(ItemCodec.number(refund)));
+            } else {
+                String held = e.name(ItemCodec.HELD + name);
+                String zero = e.value(ItemCodec.number(0));
+                onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " < "
+                        + e.value(ItemCodec.number(grid.add(refund))) + ")");
+                set.add(fullAt + " = " + e.value(ItemCodec.number(grid)));
+                set.add(heldPoint + " = if_not_exists(" + held + ", " + zero + ") + "
+                        + e.value(ItemCodec.number(grid)));
+                set.add(held + " = if_not_exists(" + held + ", " + zero + ")");
+            }
+        } else if (full) {
+            String held = e.name(ItemCodec.HELD + name);
+            String zero = e.value(ItemCodec.number(0));
+            onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= " + e.value(ItemCodec.number(grid))
+                    + ")");
+            if (checked) {
+                onLimits.add("(attribute_not_exists(" + held + ") OR " + held + " <= "
+                        + e.value(ItemCodec.number(capacity.subtract(need))) + ")");
+            }
+            set.add(fullAt + " = " + e.value(ItemCodec.number(grid.add(debit))));
+            set.add(held + " = if_not_exists(" + held + ", " + zero + ") + " + e.value(ItemCodec.number(heldChange)));
+            set.add(heldPoint + " = if_not_exists(" + held + ", " + zero + ") + "
+                    + e.value(ItemCodec.number(grid.add(debit).add(heldChange))));
+        } else {
+            String held = e.name(ItemCodec.HELD + name);
+            onLimits.add(fullAt + " > " + e.value(ItemCodec.number(grid)));
+            if (checked) {
+                onLimits.add(heldPoint + " <= " + e.value(ItemCodec.number(grid.add(capacity).subtract(need))));
+            }
+            set.add(fullAt + " = " + fullAt + " + " + e.value(ItemCodec.number(debit)));
+            set.add(held + " = " + held + " + " + e.value(ItemCodec.number(heldChange)));
+            set.add(heldPoint + " = " + heldPoint + " + " + e.value(ItemCodec.number(debit.add(heldChange))));
+        }
+        if (x != null) {
+            String hold = e.name(x.attribute());
+            onLimits.add(x.oldEntry() == null ? "attribute_not_exists(" + hold + ")"
+                    : hold + " = " + e.value(AttributeValue.fromS(x.oldEntry())));
+            if (x.newEntry() == null) {
+                remove.add(hold);
+            } else {
+                set.add(hold + " = " + e.value(AttributeValue.fromS(x.newEntry())));
+            }
+        }
+    }
+
+    /**
      * A concurrency slot in an update: taking one sets the lease's entry in the holders map, guarded by the map
      * having room (entries that expired count until a whole write drops them); giving one back removes it.
      */
@@ -395,6 +528,7 @@ final class BucketItems {
             Map<String, AttributeValue> previous) {
         Map<String, AttributeValue> item = new HashMap<>(keys.bucket(debit.key()));
         ItemCodec.putBucket(item, state, debit.kept());
+        Holds.put(item, state, debit.kept(), previous, now);
         long deadline = deadline(debit.kept(), state, now);
         item.put(ItemCodec.VERSION, ItemCodec.number(ItemCodec.version(previous) + 1));
         item.put(ItemCodec.STAMP, AttributeValue.fromS(stamp));

@@ -1,6 +1,7 @@
 package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.AcquireResult;
@@ -18,6 +19,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.StringJoiner;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -25,7 +27,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * The paths of one bucket in {@link DynamoDbStore}: admission and correction in one conditional update guessed from
  * what this process knows ({@link KnownBuckets}), settled from the item when the guess was wrong, or a whole
  * versioned rewrite when the stored form cannot take an update ({@link BucketItems}). Every decision is made by
- * {@link BucketState}.
+ * {@link BucketState}. Also the one write of a process's pool of a reserving limit ({@link #exchange}).
+ *
+ * <p>Longer than most files on purpose: admission, correction, slot renewal and the pool's exchange share the
+ * guess-then-settle loop over one item and its helpers.
  */
 final class BucketWrites {
 
@@ -97,7 +102,9 @@ final class BucketWrites {
     }
 
     private Outcome admitted(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
-        BucketState state = ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now);
+        items.saw(debit.key(), response.attributes());
+        BucketState state = Holds.capped(ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now),
+                response.attributes(), debit.limits(), now);
         known.learnAdmitted(debit, stamp, state, now);
         return new Outcome(true, state);
     }
@@ -119,6 +126,7 @@ final class BucketWrites {
             if (item == BucketItems.UNKNOWN) {
                 item = getItem(debit);
             }
+            items.saw(debit.key(), item);
             BucketState state = BucketItems.current(item, debit, now);
             if (!debit.countOnly() && !state.admits(debit.limits(), debit.amountsMilli())) {
                 if (debit.overridden()) {
@@ -150,6 +158,129 @@ final class BucketWrites {
         }
         throw new StoreUnavailableException("DynamoDB store gave up on bucket " + debit.key() + " after "
                 + MAX_ATTEMPTS + " contended attempts", null);
+    }
+
+    /**
+     * What {@link #exchange} did: whether the call's amount was admitted, how many milli-tokens it took for the
+     * process's batch, the bucket after the write (before it when refused), the process's hold entry as the item now
+     * has it and its amount, and whether the hold was not what the process believed (dropped as spent, or an earlier
+     * write of unknown outcome landed): the process must then hand out nothing it held before.
+     */
+    record Exchanged(boolean admitted, long taken, BucketState state, String entry, long entryAmount, boolean lost) {
+    }
+
+    /**
+     * Marks a hold entry this process does not know (an earlier write's outcome is unknown): read the item first.
+     * Compared by identity, so its own instance.
+     */
+    static final String UNKNOWN_ENTRY = new String("unknown");
+
+    /**
+     * One process's write to a reserving limit: admits the call's {@code amount} of {@code debit} (0 for a pure
+     * return), retires {@code used} milli-tokens it handed out, returns {@code returned} unused ones and takes up to
+     * {@code wanted} more for its batch, all in one conditional update. When the bucket cannot give the whole batch
+     * the process takes what the item shows others can take; when it cannot cover the call, nothing is written.
+     */
+    Exchanged exchange(BucketDebit debit, Limit limit, String process, String oldEntry, long oldAmount, long used,
+            long returned, long wanted, long expiry, long now) {
+        String stamp = items.stamp(debit.kept());
+        String attribute = Holds.attribute(limit.name(), process);
+        long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
+        boolean lost = false;
+        Map<String, AttributeValue> item = oldEntry == UNKNOWN_ENTRY ? BucketItems.UNKNOWN : null;
+        boolean read = false;
+        BucketState guess = known.estimate(debit, stamp, now);
+        Boolean full = null;
+        long want = wanted;
+        if (guess != null) {
+            want = wholeTokens(Math.min(want, guess.balanceMilli(limit.name()) + returned - amount));
+        }
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            if (attempt > 1) {
+                backOff(attempt);
+            }
+            if (item == BucketItems.UNKNOWN) {
+                item = getItem(debit);
+                read = true;
+            }
+            if (read) {
+                items.saw(debit.key(), item);
+                String actual = Holds.entry(item, limit.name(), process);
+                if (!Objects.equals(actual, oldEntry)) {
+                    lost = true;
+                    oldEntry = actual;
+                    oldAmount = actual == null ? 0 : Holds.Hold.parse(actual).amount();
+                    used = oldAmount;
+                    returned = 0;
+                }
+                if (item != null && amount == 0 && wanted == 0 && !stamp.equals(ItemCodec.stampOf(item))) {
+                    // a pool of limits no longer in force: it must not write the bucket under them; whatever it
+                    // held is dropped as spent by the writers of the limits in force
+                    return new Exchanged(false, 0, BucketItems.current(item, debit, now), null, 0, true);
+                }
+                if (item != null && BucketItems.needsRewrite(item, debit, stamp, now, false)) {
+                    BucketState refreshed = BucketItems.current(item, debit, now);
+                    var put = items.put(debit, refreshed, stamp, now, item, null);
+                    try {
+                        client.putItem(put);
+                        item = put.item();
+                    } catch (ConditionalCheckFailedException raced) {
+                        item = BucketItems.UNKNOWN;
+                        continue;
+                    }
+                }
+                guess = BucketItems.current(item, debit, now);
+                long available = guess.balanceMilli(limit.name());
+                if (available + returned < amount) {
+                    known.learnRefusal(debit, stamp, guess, now, false);
+                    return new Exchanged(false, 0, guess, oldEntry, oldAmount, lost);
+                }
+                want = wholeTokens(Math.min(wanted, available + returned - amount));
+                full = Holds.full(item, limit.name(), Limits.parametersAt(limit, now), now);
+            }
+            long newAmount = oldAmount - used - returned + want;
+            String newEntry = newAmount > 0 ? new Holds.Hold(newAmount, expiry).value() : null;
+            UpdateItemRequest request = items.update(debit, now, stamp, guess, false, null,
+                    new BucketItems.Exchange(attribute, oldEntry, used, returned, want, newEntry), full);
+            if (request == null) {
+                BucketState state = guess != null ? guess : BucketItems.current(getItem(debit), debit, now);
+                return new Exchanged(false, 0, state, oldEntry, oldAmount, lost);
+            }
+            try {
+                UpdateItemResponse response = client.updateItem(request);
+                items.saw(debit.key(), response.attributes());
+                BucketState state = Holds.capped(ItemCodec.bucket(response.attributes(), now)
+                        .refilled(debit.limits(), now), response.attributes(), debit.limits(), now);
+                known.learn(debit.key(), stamp, state, now, 0);
+                if (Holds.droppable(response.attributes(), debit.limits(), now)) {
+                    dropSpentHolds(debit, stamp, now, response.attributes());
+                }
+                return new Exchanged(true, want, state, newEntry, newAmount, lost);
+            } catch (ConditionalCheckFailedException e) {
+                item = BucketItems.returned(e);
+                read = item != BucketItems.UNKNOWN;
+            }
+        }
+        throw new StoreUnavailableException("DynamoDB store gave up on bucket " + debit.key() + " after "
+                + MAX_ATTEMPTS + " contended attempts", null);
+    }
+
+    /** Milli-tokens rounded down to whole tokens (a batch of calls that take whole tokens strands no fraction). */
+    private static long wholeTokens(long milli) {
+        return milli <= 0 ? 0 : milli - milli % Limits.MILLI;
+    }
+
+    /**
+     * Rewrites a bucket whose item holds a hold past its expiry and grace (a process that died holding tokens), so
+     * that the hold counts as spent and the bucket refills past it; a lost race leaves it to the next writer.
+     */
+    private void dropSpentHolds(BucketDebit debit, String stamp, long now, Map<String, AttributeValue> item) {
+        try {
+            client.putItem(items.put(debit, BucketItems.current(item, debit, now), stamp, now, item, null));
+            known.forget(debit.key());
+        } catch (ConditionalCheckFailedException raced) {
+            log.debug("another process wrote {} first; it drops the spent holds", debit.key());
+        }
     }
 
     /** Sleeps a few jittered milliseconds, more after each lost race, so that contenders spread out. */
@@ -261,6 +392,7 @@ final class BucketWrites {
                 known.forget(debit.key());
                 return;
             }
+            items.saw(debit.key(), item);
             BucketState state = BucketItems.current(item, debit, now);
             if (BucketItems.needsRewrite(item, debit, stamp, now, true)) {
                 BucketState next = state.adjusted(debit.limits(), debit.amountsMilli(), debit.countOnly(),
@@ -286,7 +418,9 @@ final class BucketWrites {
     }
 
     private void corrected(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
-        BucketState state = ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now);
+        items.saw(debit.key(), response.attributes());
+        BucketState state = Holds.capped(ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now),
+                response.attributes(), debit.limits(), now);
         known.learn(debit.key(), stamp, state, now, 0);
     }
 }

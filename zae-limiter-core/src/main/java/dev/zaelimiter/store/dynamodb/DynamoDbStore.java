@@ -66,6 +66,8 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  *       the deadline passed), the slow path reads the item, refills it here and writes it back conditioned on its
  *       version, or rejects without writing.</li>
  *   <li>Configuration is cached per process for {@code stampTtl} and read in one {@code BatchGetItem} on a miss.</li>
+ *   <li>A limit with {@linkplain Limit#withLocalReservations() local reservations} is served from per-process
+ *       batches taken in one write each, with exact totals (LocalReservations, Holds; docs/hot-buckets.md).</li>
  *   <li>A cascade writes the child and the parent in parallel and refunds one when the other is refused
  *       ({@link CascadeWrite#COMPENSATING}), or uses one transaction ({@link CascadeWrite#TRANSACTIONAL}).</li>
  * </ul>
@@ -103,6 +105,7 @@ public final class DynamoDbStore implements LimiterStore {
     private final Duration tableWait;
     private final UsageItems usage;
     private final AuditItems audit;
+    private final LocalReservations reservations;
 
     private DynamoDbStore(Builder builder) {
         this.client = new DeadlineDynamoDbClient(Objects.requireNonNull(builder.client, "client"),
@@ -128,6 +131,7 @@ public final class DynamoDbStore implements LimiterStore {
         this.cascades = new CascadeWrites(client, items, known, buckets, executor);
         this.usage = new UsageItems(client, table, keys, clock, builder.usageHourRetention, builder.usageDayRetention);
         this.audit = new AuditItems(client, table, keys, clock, builder.auditRetention);
+        this.reservations = new LocalReservations(buckets, clock, executor);
     }
 
     public static Builder builder() {
@@ -436,6 +440,14 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
+        Limit reserving = debits.size() == 1 ? LocalReservations.reserving(debits.get(0)) : null;
+        if (reserving != null) {
+            return onBuckets(debits, () -> call("acquire", () -> {
+                BucketWrites.Outcome outcome = reservations.acquire(debits.get(0), reserving, now);
+                return new AcquireResult(outcome.admitted(),
+                        List.of(new BucketSnapshot(debits.get(0).key(), outcome.state())));
+            }));
+        }
         return onBuckets(debits, () -> call("acquire", () -> debits.size() == 1
                 ? buckets.acquire(debits.get(0), now)
                 : cascadeWrite == CascadeWrite.TRANSACTIONAL
@@ -463,6 +475,7 @@ public final class DynamoDbStore implements LimiterStore {
     @Override
     public void deleteBucket(BucketKey key) {
         buckets.forget(key);
+        reservations.forget(key);
         call("delete bucket", () -> client.deleteItem(b -> b.tableName(table).key(keys.bucket(key))));
     }
 
@@ -492,9 +505,32 @@ public final class DynamoDbStore implements LimiterStore {
         return audit;
     }
 
+    /**
+     * Gives back the tokens this process holds of limits that {@linkplain Limit#withLocalReservations() reserve}
+     * (one write per bucket it holds tokens of), then stops the store's threads.
+     */
     @Override
     public void close() {
-        executor.shutdownNow();
+        try {
+            reservations.close();
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /** The bucket item as stored, or {@code null}; for tests. */
+    Map<String, AttributeValue> bucketItemForTest(String entityId, String resource) {
+        return getItem(keys.bucket(new BucketKey(entityId, resource)));
+    }
+
+    /** Stops this store's reservations without giving anything back, as a process that dies would; for tests. */
+    void haltReservationsForTest() {
+        reservations.halt();
+    }
+
+    /** The id this store's holds are written under; for tests. */
+    String reservationProcessForTest() {
+        return reservations.process();
     }
 
     /**

@@ -60,6 +60,12 @@ final class ItemCodec {
     static final String WINDOW = "w_";
     static final String HOLDERS = "h_";
     static final String MARKER = "r_";
+    /** A reserving limit's total held by processes (milli-tokens), see {@link Holds}. */
+    static final String HELD = "u_";
+    /** A reserving limit's full-at point plus its held total, kept so that conditions need no arithmetic. */
+    static final String HELD_POINT = "s_";
+    /** One process's hold of a reserving limit: {@code k_{limit}#{process}} = {@code amount:expiry}. */
+    static final String HOLD = "k_";
     static final String LIMITS = "lim";
     static final String DISABLED = "dis";
     static final String CASCADE = "cas";
@@ -88,6 +94,9 @@ final class ItemCodec {
             }
             if (limit.isSoft()) {
                 m.put("s", AttributeValue.fromBool(true));
+            }
+            if (limit.localReservations()) {
+                m.put("lres", AttributeValue.fromBool(true));
             }
             limit.resetSchedule().ifPresent(cron -> {
                 m.put("rc", AttributeValue.fromS(cron));
@@ -157,7 +166,8 @@ final class ItemCodec {
                 }
                 limit = limit.withSchedule(entries);
             }
-            limits.add(m.containsKey("s") && m.get("s").bool() ? limit.soft() : limit);
+            limit = m.containsKey("s") && m.get("s").bool() ? limit.soft() : limit;
+            limits.add(m.containsKey("lres") && m.get("lres").bool() ? limit.withLocalReservations() : limit);
         }
         return List.copyOf(limits);
     }
@@ -217,6 +227,12 @@ final class ItemCodec {
 
     // ---- buckets
 
+    /** The configuration stamp an item was written under, or {@code null}. */
+    static String stampOf(Map<String, AttributeValue> item) {
+        AttributeValue stamp = item.get(STAMP);
+        return stamp == null ? null : stamp.s();
+    }
+
     /**
      * The bucket in {@code item} as the algorithm sees it. A dripping limit is stored as the grid point at which it
      * is full ({@link FullAt}) with the parameters that grid uses; it is turned into a balance at {@code now} while
@@ -240,7 +256,9 @@ final class ItemCodec {
             } else if (attribute.startsWith(FULL_AT)) {
                 String name = attribute.substring(2);
                 Limits.Parameters p = parameters(item.get(PARAMETERS + name), attribute);
-                balances.put(name, FullAt.balance(bigOf(e.getValue()), at, p));
+                AttributeValue held = item.get(HELD + name);
+                balances.put(name, held == null ? FullAt.balance(bigOf(e.getValue()), at, p)
+                        : Holds.available(bigOf(e.getValue()), bigOf(held), at, p));
             } else if (attribute.startsWith(CONSUMED)) {
                 consumed.put(attribute.substring(2), longOf(e.getValue()));
             } else if (attribute.startsWith(WINDOW)) {

@@ -1,0 +1,175 @@
+package dev.zaelimiter.store.dynamodb;
+
+import dev.zaelimiter.CorruptStateException;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.internal.algorithm.FullAt;
+import dev.zaelimiter.store.BucketState;
+import dev.zaelimiter.store.LimitState;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+import java.math.BigInteger;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How a limit {@linkplain Limit#withLocalReservations() that reserves} is stored, so that tokens held by processes
+ * never let the bucket admit more than an exact bucket would.
+ *
+ * <p>The item keeps, per reserving limit: {@code t_} the full-at point of the whole bucket, <em>counting held tokens
+ * as still in it</em>; {@code u_} the held total {@code H}; {@code s_ = t_ + u_} (so that a condition can compare
+ * their sum without arithmetic); and one {@code k_{limit}#{process}} attribute per holder ({@code amount:expiry}).
+ * What other calls can take is {@code S = capacity - H - max(0, t_ - grid(now))}: the bucket refills, but never above
+ * the capacity less what is held. A token is counted when a process hands it out; the process retires the tokens it
+ * handed out (debits {@code t_}, lowers {@code H}) and returns the unused ones (lowers {@code H}) in its next write.
+ * Invariant: the exact bucket of the hand-outs holds at least {@code S} plus every process's unused tokens, so nothing
+ * is ever created. A hold whose expiry is more than {@link #GRACE_MILLIS} past is dropped by any writer as spent.
+ */
+final class Holds {
+
+    /** How long after its expiry a hold is dropped by other writers (allowance for clock skew). */
+    static final long GRACE_MILLIS = 1_000;
+
+    private Holds() {
+    }
+
+    /** One process's hold: milli-tokens held (unused or handed out and not yet retired) and until when (epoch ms). */
+    record Hold(long amount, long expiry) {
+
+        /** A hold as stored; a value in another form is a {@link CorruptStateException}. */
+        static Hold parse(String value) {
+            int colon = value.indexOf(':');
+            try {
+                return new Hold(Long.parseLong(value.substring(0, colon)),
+                        Long.parseLong(value.substring(colon + 1)));
+            } catch (RuntimeException e) {
+                throw new CorruptStateException("a hold attribute holds '" + value + "', not amount:expiry", e);
+            }
+        }
+
+        String value() {
+            return amount + ":" + expiry;
+        }
+
+        boolean droppable(long now) {
+            return expiry <= now - GRACE_MILLIS;
+        }
+    }
+
+    static String attribute(String limit, String process) {
+        return ItemCodec.HOLD + limit + "#" + process;
+    }
+
+    /** What other calls can take: the capacity less what is held and what the bucket lacks, saturated to a long. */
+    static long available(BigInteger fullAt, BigInteger held, long instant, Limits.Parameters p) {
+        BigInteger deficit = fullAt.subtract(FullAt.grid(instant, p)).max(BigInteger.ZERO);
+        BigInteger available = BigInteger.valueOf(p.capacityMilli()).subtract(held).subtract(deficit);
+        if (available.bitLength() > 63) {
+            return available.signum() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return available.longValue();
+    }
+
+    /** The held total of {@code limit} in {@code item}; 0 when none. */
+    static long held(Map<String, AttributeValue> item, String limit) {
+        AttributeValue held = item == null ? null : item.get(ItemCodec.HELD + limit);
+        return held == null || held.n() == null ? 0 : ItemCodec.longOf(held);
+    }
+
+    /** Whether the whole bucket (held tokens counted in) is full at {@code now}: the update then starts from now. */
+    static boolean full(Map<String, AttributeValue> item, String limit, Limits.Parameters p, long now) {
+        AttributeValue fullAt = item == null ? null : item.get(ItemCodec.FULL_AT + limit);
+        return fullAt == null || ItemCodec.bigOf(fullAt).compareTo(FullAt.grid(now, p)) <= 0;
+    }
+
+    /** The holds of {@code limit} in {@code item}, by process. */
+    static Map<String, Hold> of(Map<String, AttributeValue> item, String limit) {
+        Map<String, Hold> holds = new HashMap<>();
+        if (item == null) {
+            return holds;
+        }
+        String prefix = ItemCodec.HOLD + limit + "#";
+        item.forEach((name, value) -> {
+            if (name.startsWith(prefix) && value.s() != null) {
+                holds.put(name.substring(prefix.length()), Hold.parse(value.s()));
+            }
+        });
+        return holds;
+    }
+
+    /** The value of this process's hold in {@code item}, or {@code null}. */
+    static String entry(Map<String, AttributeValue> item, String limit, String process) {
+        AttributeValue value = item == null ? null : item.get(attribute(limit, process));
+        return value == null ? null : value.s();
+    }
+
+    /** Whether some reserving limit of {@code limits} in {@code item} has a hold that any writer should drop. */
+    static boolean droppable(Map<String, AttributeValue> item, List<Limit> limits, long now) {
+        for (Limit limit : limits) {
+            if (limit.localReservations()) {
+                for (Hold hold : of(item, limit.name()).values()) {
+                    if (hold.droppable(now)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@code state} read from {@code item} and refilled, with every reserving limit capped at what the item says
+     * others can take at {@code now} (the refill of a {@link BucketState} does not know the cap of held tokens).
+     */
+    static BucketState capped(BucketState state, Map<String, AttributeValue> item, List<Limit> limits, long now) {
+        Map<String, LimitState> capped = null;
+        for (Limit limit : limits) {
+            AttributeValue held = item.get(ItemCodec.HELD + limit.name());
+            AttributeValue fullAt = item.get(ItemCodec.FULL_AT + limit.name());
+            LimitState s = state.limits().get(limit.name());
+            if (!limit.localReservations() || held == null || fullAt == null || s == null) {
+                continue;
+            }
+            long exact = available(ItemCodec.bigOf(fullAt), ItemCodec.bigOf(held), now,
+                    Limits.parametersAt(limit, now));
+            if (exact < s.balanceMilli()) {
+                if (capped == null) {
+                    capped = new HashMap<>(state.limits());
+                }
+                capped.put(limit.name(), new LimitState(exact, s.consumedMilli(), s.windowStartMillis(),
+                        s.holders()));
+            }
+        }
+        return capped == null ? state : new BucketState(state.lastRefillMillis(), capped);
+    }
+
+    /**
+     * Writes the reserving limits of a whole rewrite: the holds of {@code previous} that no writer may drop yet are
+     * kept (a dropped one counts as spent: what others can take is unchanged), and the bucket's point is set so that
+     * others can take what {@code state} says.
+     */
+    static void put(Map<String, AttributeValue> item, BucketState state, List<Limit> limits,
+            Map<String, AttributeValue> previous, long now) {
+        long at = state.lastRefillMillis();
+        for (Limit limit : limits) {
+            LimitState s = state.limits().get(limit.name());
+            if (!limit.localReservations() || s == null) {
+                continue;
+            }
+            long held = 0;
+            for (Map.Entry<String, Hold> e : of(previous, limit.name()).entrySet()) {
+                if (!e.getValue().droppable(now)) {
+                    held += e.getValue().amount();
+                    item.put(attribute(limit.name(), e.getKey()), AttributeValue.fromS(e.getValue().value()));
+                }
+            }
+            Limits.Parameters p = Limits.parametersAt(limit, at);
+            long whole = s.balanceMilli() > Long.MAX_VALUE - held ? Long.MAX_VALUE : s.balanceMilli() + held;
+            BigInteger fullAt = FullAt.of(whole, at, p);
+            item.put(ItemCodec.FULL_AT + limit.name(), ItemCodec.number(fullAt));
+            item.put(ItemCodec.HELD + limit.name(), ItemCodec.number(held));
+            item.put(ItemCodec.HELD_POINT + limit.name(), ItemCodec.number(fullAt.add(BigInteger.valueOf(held))));
+        }
+    }
+}
