@@ -37,7 +37,7 @@ public class InMemoryBenchmarks {
             limiter = RateLimiter.builder().build();
             limiter.admin().setResourceDefaults("api", List.of(Limit.perSecond("rps", Peers.HUGE)));
             limiter.admin().setResourceDefaults("gpt", List.of(Limit.perMinute("rpm", Peers.HUGE),
-                    Limit.perMinute("tpm", Peers.HUGE), Limit.perDay("rpd", Peers.HUGE)));
+                    Limit.perMinute("tpm", Peers.HUGE * 1_000_000), Limit.perDay("rpd", Peers.HUGE)));
             limiter.admin().setResourceDefaults("exhausted", List.of(Limit.perHour("rph", 1)));
             limiter.acquire("user-1", "exhausted", Map.of("rph", 1L)).close();
             keys = keys();

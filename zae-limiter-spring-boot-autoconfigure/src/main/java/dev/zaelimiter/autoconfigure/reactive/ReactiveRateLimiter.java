@@ -4,12 +4,15 @@ import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -23,6 +26,7 @@ import java.util.function.Supplier;
  */
 public final class ReactiveRateLimiter {
 
+    private static final Logger log = LoggerFactory.getLogger(ReactiveRateLimiter.class);
     private static final Duration SLOT_POLL = Duration.ofMillis(250);
 
     private final RateLimiter limiter;
@@ -64,14 +68,14 @@ public final class ReactiveRateLimiter {
         Objects.requireNonNull(request, "request");
         Duration maxWait = request.maxWait();
         if (maxWait.isZero()) {
-            return call(() -> limiter.acquire(request));
+            return leaseCall(() -> limiter.acquire(request));
         }
         AcquireRequest once = request.maxWait(Duration.ZERO);
         return Mono.defer(() -> attempt(once, limiter.clock().millis() + maxWait.toMillis()));
     }
 
     private Mono<Lease> attempt(AcquireRequest once, long deadline) {
-        return call(() -> limiter.acquire(once)).onErrorResume(RateLimitExceededException.class, rejected -> {
+        return leaseCall(() -> limiter.acquire(once)).onErrorResume(RateLimitExceededException.class, rejected -> {
             long left = deadline - limiter.clock().millis();
             boolean polling = rejected.waitsForSlots();
             long wait = polling ? Math.min(Math.max(left, 0), SLOT_POLL.toMillis()) : rejected.retryAfter().toMillis();
@@ -98,9 +102,46 @@ public final class ReactiveRateLimiter {
         });
     }
 
-    /** Runs a store call at subscription, on the store scheduler when there is one. */
+    /**
+     * An acquire as a store call whose lease, when the subscriber cancelled before it arrived, is rolled back instead of
+     * being dropped with the tokens (and any concurrency slot) it holds.
+     */
+    private Mono<Lease> leaseCall(Supplier<Lease> acquire) {
+        return call(acquire).doOnDiscard(Lease.class, ReactiveRateLimiter::rollbackUnwanted);
+    }
+
+    private static void rollbackUnwanted(Lease lease) {
+        try {
+            lease.rollback();
+        } catch (RuntimeException e) {
+            log.warn("could not give back a lease acquired for a cancelled subscriber: {}", e.toString());
+        }
+    }
+
+    /**
+     * Runs a store call at subscription, on the store scheduler when there is one. A cancelled subscriber does not
+     * interrupt a store call in flight (an interrupted request would count as a store failure); what the call returns
+     * after the cancellation is discarded through the subscriber's discard hook.
+     */
     public <T> Mono<T> call(Supplier<T> storeCall) {
-        Mono<T> mono = Mono.fromSupplier(storeCall);
-        return storeScheduler == null ? mono : mono.subscribeOn(storeScheduler);
+        if (storeScheduler == null) {
+            return Mono.fromSupplier(storeCall);
+        }
+        return Mono.create(sink -> {
+            try {
+                storeScheduler.schedule(() -> {
+                    T value;
+                    try {
+                        value = storeCall.get();
+                    } catch (Throwable t) {
+                        sink.error(t);
+                        return;
+                    }
+                    sink.success(value);
+                });
+            } catch (RejectedExecutionException e) {
+                sink.error(e);
+            }
+        });
     }
 }
