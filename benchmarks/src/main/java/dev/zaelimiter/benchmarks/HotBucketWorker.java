@@ -31,6 +31,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class HotBucketWorker {
 
+    /**
+     * How many slots a thread that fell behind (a late wake-up on a busy machine) still sends back to back before it
+     * drops the rest, so that the demand sent is the demand asked for unless the machine truly cannot send it.
+     */
+    private static final long CATCH_UP_SLOTS = 50;
+
     private HotBucketWorker() {
     }
 
@@ -174,8 +180,8 @@ public final class HotBucketWorker {
             tally.lastEndMillis = Math.max(tally.lastEndMillis, System.currentTimeMillis());
             next += intervalNanos;
             long now = System.nanoTime();
-            if (now - next > intervalNanos) {
-                long missed = (now - next) / intervalNanos;
+            if (now - next > CATCH_UP_SLOTS * intervalNanos) {
+                long missed = (now - next) / intervalNanos - CATCH_UP_SLOTS;
                 tally.missedSlots += missed;
                 next += missed * intervalNanos;
             }

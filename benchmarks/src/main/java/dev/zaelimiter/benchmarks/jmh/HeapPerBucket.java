@@ -22,14 +22,19 @@ public final class HeapPerBucket {
     private HeapPerBucket() {
     }
 
-    /** Bytes per bucket: ours, then bucket4j's in a {@code ConcurrentHashMap}. */
-    record Figures(double oursBytes, double bucket4jBytes) {
+    /**
+     * Bytes per bucket: ours as built by default (with the usage history, which keeps the counters of the current
+     * hour of every bucket used since the last flush), ours without usage history, then bucket4j's in a
+     * {@code ConcurrentHashMap}.
+     */
+    record Figures(double oursBytes, double oursWithoutUsageBytes, double bucket4jBytes) {
     }
 
     public static void main(String[] args) {
         int count = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         Figures figures = measure(count);
-        System.out.printf("ours %.1f%nbucket4j %.1f%n", figures.oursBytes(), figures.bucket4jBytes());
+        System.out.printf("ours %.1f%noursWithoutUsage %.1f%nbucket4j %.1f%n", figures.oursBytes(),
+                figures.oursWithoutUsageBytes(), figures.bucket4jBytes());
     }
 
     static Figures measure(int count) {
@@ -37,18 +42,10 @@ public final class HeapPerBucket {
         for (int i = 0; i < count; i++) {
             ids[i] = "user-" + i;
         }
-        long before = usedAfterGc();
-        RateLimiter limiter = RateLimiter.builder().build();
-        limiter.admin().setResourceDefaults("api", List.of(Limit.perDay("rpd", 1000)));
-        Map<String, Long> one = Map.of("rpd", 1L);
-        for (String id : ids) {
-            limiter.acquire(id, "api", one).close();
-        }
-        long ours = usedAfterGc() - before;
-        reach(limiter);
-        limiter = null;
+        double ours = ours(RateLimiter.builder().usageFlushInterval(Duration.ZERO).build(), ids);
+        double oursWithoutUsage = ours(RateLimiter.builder().noUsageHistory().build(), ids);
 
-        before = usedAfterGc();
+        long before = usedAfterGc();
         ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
         for (String id : ids) {
             buckets.computeIfAbsent(id, k -> Bucket.builder()
@@ -58,7 +55,21 @@ public final class HeapPerBucket {
         long theirs = usedAfterGc() - before;
         reach(buckets);
         reach(ids);
-        return new Figures((double) ours / count, (double) theirs / count);
+        return new Figures(ours, oursWithoutUsage, (double) theirs / count);
+    }
+
+    /** Bytes per bucket held by {@code limiter} after one call per id, the limiter closed afterwards. */
+    private static double ours(RateLimiter limiter, String[] ids) {
+        long before = usedAfterGc();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perDay("rpd", 1000)));
+        Map<String, Long> one = Map.of("rpd", 1L);
+        for (String id : ids) {
+            limiter.acquire(id, "api", one).close();
+        }
+        long used = usedAfterGc() - before;
+        limiter.close();
+        reach(limiter);
+        return (double) used / ids.length;
     }
 
     private static volatile Object sink;

@@ -130,10 +130,11 @@ public final class JmhSuite {
                 values.put(parts[0], Double.parseDouble(parts[1]));
             }
         }
-        if (process.waitFor() != 0 || !values.containsKey("ours") || !values.containsKey("bucket4j")) {
+        if (process.waitFor() != 0 || !values.containsKey("ours") || !values.containsKey("oursWithoutUsage")
+                || !values.containsKey("bucket4j")) {
             throw new IllegalStateException("the heap measurement failed: " + values);
         }
-        return new HeapPerBucket.Figures(values.get("ours"), values.get("bucket4j"));
+        return new HeapPerBucket.Figures(values.get("ours"), values.get("oursWithoutUsage"), values.get("bucket4j"));
     }
 
     /** One benchmark at one thread count: throughput (ops/µs) and allocation (bytes/op, NaN without -prof gc). */
@@ -148,7 +149,7 @@ public final class JmhSuite {
     record Figures(Map<String, Score> scores, double[] heap) {
 
         Figures(Map<String, Score> scores) {
-            this(scores, new double[3]);
+            this(scores, new double[4]);
         }
 
         void add(Collection<RunResult> results) {
@@ -165,6 +166,7 @@ public final class JmhSuite {
             heap[0] = figures.oursBytes();
             heap[1] = figures.bucket4jBytes();
             heap[2] = buckets;
+            heap[3] = figures.oursWithoutUsageBytes();
         }
 
         Score score(String name, int threads) {
@@ -215,6 +217,8 @@ public final class JmhSuite {
             md.append(String.format(Locale.ROOT, "| heap per one-limit bucket at %,d buckets (bytes) | - | %.0f | %.0f"
                     + " | %.2f | ≤ 150 B | %s |%n", (long) heap[2], heap[0], heap[1], heap[0] / heap[1],
                     heap[0] <= 150 ? "yes" : "no"));
+            md.append(String.format(Locale.ROOT, "| the same without usage history (`noUsageHistory()`) | - | %.0f | %.0f"
+                    + " | %.2f | ≤ 150 B | %s |%n", heap[3], heap[1], heap[3] / heap[1], heap[3] <= 150 ? "yes" : "no"));
             return md.toString();
         }
 
