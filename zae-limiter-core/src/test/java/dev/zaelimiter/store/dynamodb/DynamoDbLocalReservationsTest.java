@@ -215,6 +215,24 @@ class DynamoDbLocalReservationsTest {
         assertThat(Holds.held(stores.get(2).bucketItemForTest("tenant", "api"), "r")).isZero();
     }
 
+    @Test
+    void aRollbackOrRefundSoonAfterTheAcquireLandsWhenTheBucketIsNearlyFull() {
+        limiters.get(0).admin().setResourceDefaults("api", List.of(Limit.perSecond("r", 100).withLocalReservations()));
+        Lease rolledBack = limiters.get(0).acquire("tenant", "api", Map.of("r", 50L));
+        clock.advance(Duration.ofMillis(100));                 // refilled 10: lacks 40, less than the refund
+        rolledBack.rollback();
+        assertThat(limiters.get(1).available("tenant", "api")).containsEntry("r", 100L);
+
+        Lease adjusted = limiters.get(0).acquire("tenant", "api", Map.of("r", 50L));
+        clock.advance(Duration.ofMillis(100));
+        adjusted.adjust("r", -50);
+        adjusted.close();
+        assertThat(limiters.get(1).available("tenant", "api")).containsEntry("r", 100L);
+        limiters.get(2).acquire("tenant", "api", Map.of("r", 100L)).close();
+        assertThat(limiters.get(2).available("tenant", "api")).as("exact: nothing created by the refunds")
+                .containsEntry("r", 0L);
+    }
+
     private void admitOrNot(RateLimiter limiter, List<Admission> admissions) {
         try (Lease lease = limiter.acquire("tenant", "api", Map.of("r", 1L))) {
             admissions.add(new Admission(clock.millis(), 1));
