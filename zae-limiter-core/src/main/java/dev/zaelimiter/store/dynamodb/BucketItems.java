@@ -56,9 +56,9 @@ final class BucketItems {
      * What one process's write does to its hold of a reserving limit besides the call's own amount: retire
      * {@code used} milli-tokens it handed out, return {@code returned} unused ones, take {@code taken} new ones;
      * the hold attribute must still read {@code oldEntry} ({@code null}: absent) and becomes {@code newEntry}
-     * ({@code null}: removed).
+     * ({@code null}: removed). It moves only the hold of {@code limit}, whatever other limits reserve.
      */
-    record Exchange(String attribute, String oldEntry, long used, long returned, long taken, String newEntry) {
+    record Exchange(String limit, String attribute, String oldEntry, long used, long returned, long taken, String newEntry) {
     }
 
     /** Remembers the held totals that {@code item} shows, for the next guess of whether the bucket is full. */
@@ -216,7 +216,7 @@ final class BucketItems {
     }
 
     /**
-     * As above; with {@code exchange}, the debit's one reserving limit also moves this process's hold, and
+     * As above; with {@code exchange}, its reserving limit also moves this process's hold, and
      * {@code full} (when not {@code null}) says whether the bucket is full, as read from the item, in place of a
      * guess.
      */
@@ -239,7 +239,7 @@ final class BucketItems {
         onItem.add(e.name(ItemCodec.DEADLINE) + " > " + nowValue);
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
-            Exchange x = limit.localReservations() ? exchange : null;
+            Exchange x = exchange != null && exchange.limit().equals(limit.name()) ? exchange : null;
             if (amount == 0 && x == null) {
                 continue;
             }

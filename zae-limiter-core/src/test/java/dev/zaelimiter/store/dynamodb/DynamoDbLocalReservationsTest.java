@@ -233,6 +233,22 @@ class DynamoDbLocalReservationsTest {
                 .containsEntry("r", 0L);
     }
 
+    @Test
+    void twoReservingLimitsOnOneBucketEachKeepTheirOwnPoolExactly() {
+        limiters.get(0).admin().setResourceDefaults("api", List.of(
+                Limit.perSecond("a", 1_000).withLocalReservations(), Limit.perSecond("b", 1_000).withLocalReservations()));
+        for (int i = 0; i < 60; i++) {
+            limiters.get(0).acquire("tenant", "api", Map.of("a", 1L)).close();
+            limiters.get(0).acquire("tenant", "api", Map.of("b", 2L)).close();
+            limiters.get(1).acquire("tenant", "api", Map.of("a", 1L, "b", 1L)).close();
+        }
+        Map<String, ?> item = stores.get(2).bucketItemForTest("tenant", "api");
+        assertThat(Holds.held(stores.get(2).bucketItemForTest("tenant", "api"), "a")).as("%s", item).isPositive();
+        stores.get(0).close();
+        assertThat(limiters.get(2).available("tenant", "api"))
+                .containsEntry("a", 1_000L - 120).containsEntry("b", 1_000L - 180);
+    }
+
     private void admitOrNot(RateLimiter limiter, List<Admission> admissions) {
         try (Lease lease = limiter.acquire("tenant", "api", Map.of("r", 1L))) {
             admissions.add(new Admission(clock.millis(), 1));
