@@ -168,6 +168,7 @@ final class LocalReservations {
         synchronized (pool) {
             pool.debit = debit;
             pool.limit = limit;
+            now = Math.max(now, clock.millis());           // a stalled caller must not serve from a hold past its margin
             pool.record(amount, now);
             long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
             while (true) {

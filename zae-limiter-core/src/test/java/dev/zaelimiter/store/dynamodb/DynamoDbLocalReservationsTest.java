@@ -6,6 +6,8 @@ import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.FullAt;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -247,6 +249,23 @@ class DynamoDbLocalReservationsTest {
         stores.get(0).close();
         assertThat(limiters.get(2).available("tenant", "api"))
                 .containsEntry("a", 1_000L - 120).containsEntry("b", 1_000L - 180);
+    }
+
+    @Test
+    void aCallerThatReadTheClockBeforeItStalledIsNotServedFromAHoldPastItsMargin() {
+        Limit limit = Limit.custom("r", 100, 1, Duration.ofHours(1)).withLocalReservations();
+        BucketDebit one = new BucketDebit(new BucketKey("tenant", "api"), List.of(limit), Map.of("r", 1_000L),
+                false, false);
+        long readBeforeStall = clock.millis();
+        for (int i = 0; i < 30; i++) {
+            stores.get(0).tryAcquire(List.of(one), readBeforeStall);
+        }
+        assertThat(Holds.held(stores.get(1).bucketItemForTest("tenant", "api"), "r")).isPositive();
+        clock.advance(Duration.ofMillis(LocalReservations.HOLD_MILLIS - LocalReservations.MARGIN_MILLIS / 2));
+        counter.reset();
+        stores.get(0).tryAcquire(List.of(one), readBeforeStall);
+        assertThat(counter.count("UpdateItem")).as("the hold is past its margin by the store's clock: written")
+                .isPositive();
     }
 
     private void admitOrNot(RateLimiter limiter, List<Admission> admissions) {
