@@ -1,6 +1,7 @@
 package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
@@ -58,7 +59,7 @@ final class LocalReservations {
     /** The longest close waits for a pool's write in flight before giving its tokens back. */
     private static final long CLOSE_WAIT_MILLIS = 30_000;
 
-    /** The longest a call waits for another call's write to its pool. */
+    /** The longest a call waits for another call's write to its pool; then the store counts as unavailable. */
     private static final long WAIT_MILLIS = 2_000;
 
     private final String process = UUID.randomUUID().toString().substring(0, 13);
@@ -183,14 +184,16 @@ final class LocalReservations {
                 }
                 long left = waitUntil - System.nanoTime();
                 if (left <= 0) {
-                    return new BucketWrites.Outcome(false, local(pool, now));
+                    throw new StoreUnavailableException("DynamoDB store: another call's write to the pool of "
+                            + debit.key() + " took longer than " + WAIT_MILLIS + " ms", null);
                 }
                 pool.waiting += amount;
                 try {
                     pool.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return new BucketWrites.Outcome(false, local(pool, now));
+                    throw new StoreUnavailableException("interrupted while waiting for another call's write to the "
+                            + "pool of " + debit.key(), e);
                 } finally {
                     pool.waiting -= amount;
                 }

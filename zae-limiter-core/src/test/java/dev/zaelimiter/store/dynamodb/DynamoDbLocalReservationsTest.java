@@ -4,6 +4,7 @@ import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.FullAt;
 import dev.zaelimiter.store.BucketDebit;
@@ -12,14 +13,21 @@ import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Limits with local reservations on DynamoDB, with a clock the test moves: several stores on one namespace stand for
@@ -266,6 +274,42 @@ class DynamoDbLocalReservationsTest {
         stores.get(0).tryAcquire(List.of(one), readBeforeStall);
         assertThat(counter.count("UpdateItem")).as("the hold is past its margin by the store's clock: written")
                 .isPositive();
+    }
+
+    @Test
+    void aCallWaitingTooLongBehindAnotherCallsWriteIsReportedAsAnUnavailableStoreNotARefusal() throws Exception {
+        Limit limit = Limit.custom("r", 100, 1, Duration.ofHours(1)).withLocalReservations();
+        BucketDebit one = new BucketDebit(new BucketKey("tenant", "api"), List.of(limit), Map.of("r", 1_000L),
+                false, false);
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutionInterceptor slowWrite = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                if (context.request() instanceof UpdateItemRequest && writing.getCount() > 0) {
+                    writing.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        };
+        try (DynamoDbStore store = DynamoDbTestStores.builder(getClass(), clock).namespace(stores.get(0).namespace())
+                .client(Dynalite.get().client(slowWrite)).build()) {
+            long now = clock.millis();
+            Thread first = new Thread(() -> store.tryAcquire(List.of(one), now));
+            first.start();
+            assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue();
+            try {
+                assertThatThrownBy(() -> store.tryAcquire(List.of(one), now))
+                        .isInstanceOf(StoreUnavailableException.class);
+            } finally {
+                release.countDown();
+                first.join();
+            }
+        }
     }
 
     private void admitOrNot(RateLimiter limiter, List<Admission> admissions) {
