@@ -83,6 +83,8 @@ final class LocalReservations {
         long handed;
         long expiry;
         boolean exchanging;
+        /** Unmapped by the sweep: a call that finds it so takes the pool now mapped under its key. */
+        boolean evicted;
         long waiting;
         long shortUntil;
         long windowStart;
@@ -167,6 +169,9 @@ final class LocalReservations {
         long returned;
         long wanted;
         synchronized (pool) {
+            if (pool.evicted) {
+                return acquire(debit, limit, now);
+            }
             pool.debit = debit;
             pool.limit = limit;
             now = Math.max(now, clock.millis());           // a stalled caller must not serve from a hold past its margin
@@ -322,13 +327,19 @@ final class LocalReservations {
      */
     void sweep(boolean all) {
         long now = clock.millis();
-        for (Pool pool : List.copyOf(pools.values())) {
+        for (Map.Entry<PoolKey, Pool> mapped : List.copyOf(pools.entrySet())) {
+            Pool pool = mapped.getValue();
             long used;
             long returned;
             BucketDebit zero;
             synchronized (pool) {
                 if (all) {
                     awaitExchange(pool);
+                }
+                if (pool.entry == null && !pool.exchanging && pool.waiting == 0 && pool.unused == 0
+                        && pool.handed == 0 && now - pool.lastDemandAt >= IDLE_MILLIS) {
+                    pool.evicted = pools.remove(mapped.getKey(), pool);
+                    continue;
                 }
                 boolean idle = now - pool.lastDemandAt >= IDLE_MILLIS || now >= pool.expiry - MARGIN_MILLIS - 250;
                 if (pool.exchanging || pool.entry == null || pool.debit == null || !(all || idle)) {
@@ -417,6 +428,11 @@ final class LocalReservations {
                 return;
             }
         }
+    }
+
+    /** How many pools this process keeps. */
+    int pools() {
+        return pools.size();
     }
 
     /** Forgets the pools of a deleted bucket. */

@@ -312,6 +312,24 @@ class DynamoDbLocalReservationsTest {
         }
     }
 
+    @Test
+    void poolsOfBucketsThatWentQuietAreEvictedAndACallAfterwardsGetsANewOne() {
+        limiters.get(0).admin().setResourceDefaults("api", List.of(Limit.perSecond("r", 100).withLocalReservations()));
+        for (int entity = 0; entity < 50; entity++) {
+            for (int i = 0; i < 10; i++) {
+                limiters.get(0).acquire("tenant-" + entity, "api", Map.of("r", 1L)).close();
+            }
+        }
+        assertThat(stores.get(0).reservationPoolsForTest()).isEqualTo(50);
+        clock.advance(Duration.ofSeconds(1));
+        stores.get(0).sweepReservationsForTest();              // gives the batches back
+        stores.get(0).sweepReservationsForTest();              // evicts the pools that hold nothing
+        assertThat(stores.get(0).reservationPoolsForTest()).isZero();
+        limiters.get(0).acquire("tenant-0", "api", Map.of("r", 1L)).close();
+        assertThat(stores.get(0).reservationPoolsForTest()).isEqualTo(1);
+        assertThat(limiters.get(1).available("tenant-0", "api")).containsEntry("r", 99L);
+    }
+
     private void admitOrNot(RateLimiter limiter, List<Admission> admissions) {
         try (Lease lease = limiter.acquire("tenant", "api", Map.of("r", 1L))) {
             admissions.add(new Admission(clock.millis(), 1));
