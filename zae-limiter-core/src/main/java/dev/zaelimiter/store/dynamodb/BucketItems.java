@@ -56,9 +56,9 @@ final class BucketItems {
      * What one process's write does to its hold of a reserving limit besides the call's own amount: retire
      * {@code used} milli-tokens it handed out, return {@code returned} unused ones, take {@code taken} new ones;
      * the hold attribute must still read {@code oldEntry} ({@code null}: absent) and becomes {@code newEntry}
-     * ({@code null}: removed).
+     * ({@code null}: removed). It moves only the hold of {@code limit}, whatever other limits reserve.
      */
-    record Exchange(String attribute, String oldEntry, long used, long returned, long taken, String newEntry) {
+    record Exchange(String limit, String attribute, String oldEntry, long used, long returned, long taken, String newEntry) {
     }
 
     /** Remembers the held totals that {@code item} shows, for the next guess of whether the bucket is full. */
@@ -216,7 +216,7 @@ final class BucketItems {
     }
 
     /**
-     * As above; with {@code exchange}, the debit's one reserving limit also moves this process's hold, and
+     * As above; with {@code exchange}, its reserving limit also moves this process's hold, and
      * {@code full} (when not {@code null}) says whether the bucket is full, as read from the item, in place of a
      * guess.
      */
@@ -239,7 +239,7 @@ final class BucketItems {
         onItem.add(e.name(ItemCodec.DEADLINE) + " > " + nowValue);
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
-            Exchange x = limit.localReservations() ? exchange : null;
+            Exchange x = exchange != null && exchange.limit().equals(limit.name()) ? exchange : null;
             if (amount == 0 && x == null) {
                 continue;
             }
@@ -267,10 +267,8 @@ final class BucketItems {
                 return null;
             }
             if (p.drips() && limit.localReservations()) {
-                boolean isFull = full != null ? full : guess == null
-                        || BigInteger.valueOf(guess.balanceMilli(limit.name()))
-                                .add(BigInteger.valueOf(heldSeen(debit.key(), limit.name())))
-                                .compareTo(BigInteger.valueOf(p.capacityMilli())) >= 0;
+                boolean isFull = full != null ? full : fullFor(guess, heldSeen(debit.key(), limit.name()),
+                        limit.name(), counted, p.capacityMilli());
                 heldUpdate(e, limit.name(), p, amount, now, isFull, hard, x, set, remove, onLimits);
             } else if (p.drips()) {
                 dripUpdate(e, limit.name(), p, amount, now, guess, hard, set, onLimits);
@@ -351,6 +349,21 @@ final class BucketItems {
      */
     private static boolean pastFloor(BucketState guess, String name, long amount) {
         return guess != null && guess.balanceMilli(name) < Long.MIN_VALUE + amount;
+    }
+
+    /**
+     * Whether a write of {@code counted} milli-tokens to a reserving limit takes the branch of a full bucket, guessed
+     * from {@code guess} (others can take its balance) and the held total: a debit when the bucket lacks nothing; a
+     * refund when it lacks less than the refund (as {@code dripUpdate} splits a refund), so that the branch's
+     * condition holds whenever the guess is right.
+     */
+    private static boolean fullFor(BucketState guess, long held, String name, long counted, long capacity) {
+        if (guess == null) {
+            return true;
+        }
+        BigInteger lacking = BigInteger.valueOf(capacity).subtract(BigInteger.valueOf(guess.balanceMilli(name)))
+                .subtract(BigInteger.valueOf(held));
+        return counted < 0 ? lacking.compareTo(BigInteger.valueOf(counted).negate()) < 0 : lacking.signum() <= 0;
     }
 
     /** Whether giving back {@code -amount} brings the guessed balance to {@code capacity} or past it. */

@@ -241,7 +241,7 @@ final class BucketWrites {
             long newAmount = oldAmount - used - returned + want;
             String newEntry = newAmount > 0 ? new Holds.Hold(newAmount, expiry).value() : null;
             UpdateItemRequest request = items.update(debit, now, stamp, guess, false, null,
-                    new BucketItems.Exchange(attribute, oldEntry, used, returned, want, newEntry), full);
+                    new BucketItems.Exchange(limit.name(), attribute, oldEntry, used, returned, want, newEntry), full);
             if (request == null) {
                 BucketState state = guess != null ? guess : BucketItems.current(getItem(debit), debit, now);
                 return new Exchanged(false, 0, state, oldEntry, oldAmount, lost);

@@ -523,6 +523,16 @@ public final class DynamoDbStore implements LimiterStore {
         return getItem(keys.bucket(new BucketKey(entityId, resource)));
     }
 
+    /** How many pools of reserving limits this store keeps; for tests. */
+    int reservationPoolsForTest() {
+        return reservations.pools();
+    }
+
+    /** Gives back and evicts what the pools of reserving limits hold now, as the background sweep does; for tests. */
+    void sweepReservationsForTest() {
+        reservations.sweep(true);
+    }
+
     /** Stops this store's reservations without giving anything back, as a process that dies would; for tests. */
     void haltReservationsForTest() {
         reservations.halt();

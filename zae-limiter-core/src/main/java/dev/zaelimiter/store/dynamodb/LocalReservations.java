@@ -1,6 +1,7 @@
 package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
@@ -58,7 +59,7 @@ final class LocalReservations {
     /** The longest close waits for a pool's write in flight before giving its tokens back. */
     private static final long CLOSE_WAIT_MILLIS = 30_000;
 
-    /** The longest a call waits for another call's write to its pool. */
+    /** The longest a call waits for another call's write to its pool; then the store counts as unavailable. */
     private static final long WAIT_MILLIS = 2_000;
 
     private final String process = UUID.randomUUID().toString().substring(0, 13);
@@ -82,6 +83,8 @@ final class LocalReservations {
         long handed;
         long expiry;
         boolean exchanging;
+        /** Unmapped by the sweep: a call that finds it so takes the pool now mapped under its key. */
+        boolean evicted;
         long waiting;
         long shortUntil;
         long windowStart;
@@ -166,8 +169,12 @@ final class LocalReservations {
         long returned;
         long wanted;
         synchronized (pool) {
+            if (pool.evicted) {
+                return acquire(debit, limit, now);
+            }
             pool.debit = debit;
             pool.limit = limit;
+            now = Math.max(now, clock.millis());           // a stalled caller must not serve from a hold past its margin
             pool.record(amount, now);
             long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
             while (true) {
@@ -182,14 +189,16 @@ final class LocalReservations {
                 }
                 long left = waitUntil - System.nanoTime();
                 if (left <= 0) {
-                    return new BucketWrites.Outcome(false, local(pool, now));
+                    throw new StoreUnavailableException("DynamoDB store: another call's write to the pool of "
+                            + debit.key() + " took longer than " + WAIT_MILLIS + " ms", null);
                 }
                 pool.waiting += amount;
                 try {
                     pool.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    return new BucketWrites.Outcome(false, local(pool, now));
+                    throw new StoreUnavailableException("interrupted while waiting for another call's write to the "
+                            + "pool of " + debit.key(), e);
                 } finally {
                     pool.waiting -= amount;
                 }
@@ -318,13 +327,19 @@ final class LocalReservations {
      */
     void sweep(boolean all) {
         long now = clock.millis();
-        for (Pool pool : List.copyOf(pools.values())) {
+        for (Map.Entry<PoolKey, Pool> mapped : List.copyOf(pools.entrySet())) {
+            Pool pool = mapped.getValue();
             long used;
             long returned;
             BucketDebit zero;
             synchronized (pool) {
                 if (all) {
                     awaitExchange(pool);
+                }
+                if (pool.entry == null && !pool.exchanging && pool.waiting == 0 && pool.unused == 0
+                        && pool.handed == 0 && now - pool.lastDemandAt >= IDLE_MILLIS) {
+                    pool.evicted = pools.remove(mapped.getKey(), pool);
+                    continue;
                 }
                 boolean idle = now - pool.lastDemandAt >= IDLE_MILLIS || now >= pool.expiry - MARGIN_MILLIS - 250;
                 if (pool.exchanging || pool.entry == null || pool.debit == null || !(all || idle)) {
@@ -413,6 +428,11 @@ final class LocalReservations {
                 return;
             }
         }
+    }
+
+    /** How many pools this process keeps. */
+    int pools() {
+        return pools.size();
     }
 
     /** Forgets the pools of a deleted bucket. */

@@ -4,20 +4,30 @@ import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.FullAt;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Limits with local reservations on DynamoDB, with a clock the test moves: several stores on one namespace stand for
@@ -213,6 +223,111 @@ class DynamoDbLocalReservationsTest {
         }
         assertThat(net).as("net tokens taken at one instant, every path together").isEqualTo(60);
         assertThat(Holds.held(stores.get(2).bucketItemForTest("tenant", "api"), "r")).isZero();
+    }
+
+    @Test
+    void aRollbackOrRefundSoonAfterTheAcquireLandsWhenTheBucketIsNearlyFull() {
+        limiters.get(0).admin().setResourceDefaults("api", List.of(Limit.perSecond("r", 100).withLocalReservations()));
+        Lease rolledBack = limiters.get(0).acquire("tenant", "api", Map.of("r", 50L));
+        clock.advance(Duration.ofMillis(100));                 // refilled 10: lacks 40, less than the refund
+        rolledBack.rollback();
+        assertThat(limiters.get(1).available("tenant", "api")).containsEntry("r", 100L);
+
+        Lease adjusted = limiters.get(0).acquire("tenant", "api", Map.of("r", 50L));
+        clock.advance(Duration.ofMillis(100));
+        adjusted.adjust("r", -50);
+        adjusted.close();
+        assertThat(limiters.get(1).available("tenant", "api")).containsEntry("r", 100L);
+        limiters.get(2).acquire("tenant", "api", Map.of("r", 100L)).close();
+        assertThat(limiters.get(2).available("tenant", "api")).as("exact: nothing created by the refunds")
+                .containsEntry("r", 0L);
+    }
+
+    @Test
+    void twoReservingLimitsOnOneBucketEachKeepTheirOwnPoolExactly() {
+        limiters.get(0).admin().setResourceDefaults("api", List.of(
+                Limit.perSecond("a", 1_000).withLocalReservations(), Limit.perSecond("b", 1_000).withLocalReservations()));
+        for (int i = 0; i < 60; i++) {
+            limiters.get(0).acquire("tenant", "api", Map.of("a", 1L)).close();
+            limiters.get(0).acquire("tenant", "api", Map.of("b", 2L)).close();
+            limiters.get(1).acquire("tenant", "api", Map.of("a", 1L, "b", 1L)).close();
+        }
+        Map<String, ?> item = stores.get(2).bucketItemForTest("tenant", "api");
+        assertThat(Holds.held(stores.get(2).bucketItemForTest("tenant", "api"), "a")).as("%s", item).isPositive();
+        stores.get(0).close();
+        assertThat(limiters.get(2).available("tenant", "api"))
+                .containsEntry("a", 1_000L - 120).containsEntry("b", 1_000L - 180);
+    }
+
+    @Test
+    void aCallerThatReadTheClockBeforeItStalledIsNotServedFromAHoldPastItsMargin() {
+        Limit limit = Limit.custom("r", 100, 1, Duration.ofHours(1)).withLocalReservations();
+        BucketDebit one = new BucketDebit(new BucketKey("tenant", "api"), List.of(limit), Map.of("r", 1_000L),
+                false, false);
+        long readBeforeStall = clock.millis();
+        for (int i = 0; i < 30; i++) {
+            stores.get(0).tryAcquire(List.of(one), readBeforeStall);
+        }
+        assertThat(Holds.held(stores.get(1).bucketItemForTest("tenant", "api"), "r")).isPositive();
+        clock.advance(Duration.ofMillis(LocalReservations.HOLD_MILLIS - LocalReservations.MARGIN_MILLIS / 2));
+        counter.reset();
+        stores.get(0).tryAcquire(List.of(one), readBeforeStall);
+        assertThat(counter.count("UpdateItem")).as("the hold is past its margin by the store's clock: written")
+                .isPositive();
+    }
+
+    @Test
+    void aCallWaitingTooLongBehindAnotherCallsWriteIsReportedAsAnUnavailableStoreNotARefusal() throws Exception {
+        Limit limit = Limit.custom("r", 100, 1, Duration.ofHours(1)).withLocalReservations();
+        BucketDebit one = new BucketDebit(new BucketKey("tenant", "api"), List.of(limit), Map.of("r", 1_000L),
+                false, false);
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutionInterceptor slowWrite = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                if (context.request() instanceof UpdateItemRequest && writing.getCount() > 0) {
+                    writing.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        };
+        try (DynamoDbStore store = DynamoDbTestStores.builder(getClass(), clock).namespace(stores.get(0).namespace())
+                .client(Dynalite.get().client(slowWrite)).build()) {
+            long now = clock.millis();
+            Thread first = new Thread(() -> store.tryAcquire(List.of(one), now));
+            first.start();
+            assertThat(writing.await(10, TimeUnit.SECONDS)).isTrue();
+            try {
+                assertThatThrownBy(() -> store.tryAcquire(List.of(one), now))
+                        .isInstanceOf(StoreUnavailableException.class);
+            } finally {
+                release.countDown();
+                first.join();
+            }
+        }
+    }
+
+    @Test
+    void poolsOfBucketsThatWentQuietAreEvictedAndACallAfterwardsGetsANewOne() {
+        limiters.get(0).admin().setResourceDefaults("api", List.of(Limit.perSecond("r", 100).withLocalReservations()));
+        for (int entity = 0; entity < 50; entity++) {
+            for (int i = 0; i < 10; i++) {
+                limiters.get(0).acquire("tenant-" + entity, "api", Map.of("r", 1L)).close();
+            }
+        }
+        assertThat(stores.get(0).reservationPoolsForTest()).isEqualTo(50);
+        clock.advance(Duration.ofSeconds(1));
+        stores.get(0).sweepReservationsForTest();              // gives the batches back
+        stores.get(0).sweepReservationsForTest();              // evicts the pools that hold nothing
+        assertThat(stores.get(0).reservationPoolsForTest()).isZero();
+        limiters.get(0).acquire("tenant-0", "api", Map.of("r", 1L)).close();
+        assertThat(stores.get(0).reservationPoolsForTest()).isEqualTo(1);
+        assertThat(limiters.get(1).available("tenant-0", "api")).containsEntry("r", 99L);
     }
 
     private void admitOrNot(RateLimiter limiter, List<Admission> admissions) {

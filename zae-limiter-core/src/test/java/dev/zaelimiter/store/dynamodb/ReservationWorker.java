@@ -2,6 +2,7 @@ package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.testing.RecordingClock;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -76,6 +77,8 @@ public final class ReservationWorker {
                         handedOut.computeIfAbsent(clock.lastOnThisThread(), k -> new AtomicLong()).incrementAndGet();
                     } catch (RateLimitExceededException refused) {
                         // counted by omission
+                    } catch (StoreUnavailableException slow) {
+                        // a write slowed by load past the wait for it: nothing was handed out
                     }
                 }
             }));
