@@ -41,25 +41,26 @@ final class OutboundCalls {
         return AcquireRequest.of(entityId, target.resource()).consume(target.consume()).maxWait(maxWait);
     }
 
-    /** The response's Retry-After when its status pauses the target, else {@code null}. */
-    static String pauseRequest(OutboundTarget target, int status, HttpHeaders headers) {
-        if (!target.pauseOn().contains(status)) {
-            return null;
-        }
-        String retryAfter = headers.getFirst(HttpHeaders.RETRY_AFTER);
-        return retryAfter == null || retryAfter.isBlank() ? null : retryAfter.trim();
+    /** Whether {@code status} is one of the target's pausing statuses: its lease is rolled back, whatever follows. */
+    static boolean pausing(OutboundTarget target, int status) {
+        return target.pauseOn().contains(status);
     }
 
     /**
-     * Pauses the target's resource (or the entity on it) as the upstream's Retry-After asks.
+     * Pauses the target's resource (or the entity on it) as the response's Retry-After asks.
      *
-     * @return when the pause ends; empty when the value asked for no wait or could not be read
+     * @return when the pause ends; empty, pausing nothing, when the response has no Retry-After or one that is
+     *         unreadable or asks for no wait (zero, or a date that has passed)
      */
-    static Optional<Instant> pause(RateLimiter limiter, OutboundTarget target, String entityId, String retryAfter) {
+    static Optional<Instant> pause(RateLimiter limiter, OutboundTarget target, String entityId, HttpHeaders headers) {
+        String retryAfter = headers.getFirst(HttpHeaders.RETRY_AFTER);
+        if (retryAfter == null || retryAfter.isBlank()) {
+            return Optional.empty();
+        }
         try {
             Optional<Instant> until = target.pause() == OutboundTarget.PauseScope.ENTITY
-                    ? limiter.pauseFromRetryAfter(entityId, target.resource(), retryAfter)
-                    : limiter.pauseFromRetryAfter(target.resource(), retryAfter);
+                    ? limiter.pauseFromRetryAfter(entityId, target.resource(), retryAfter.trim())
+                    : limiter.pauseFromRetryAfter(target.resource(), retryAfter.trim());
             until.ifPresent(end -> log.info("upstream of target '{}' asked for a break: resource '{}'{} paused until"
                     + " {}", target.name(), target.resource(), target.pause() == OutboundTarget.PauseScope.ENTITY
                     ? " for entity '" + entityId + "'" : "", end));

@@ -2,6 +2,7 @@ package dev.zaelimiter.autoconfigure.client;
 
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
@@ -52,24 +53,26 @@ public class RateLimitingExchangeFilterFunction implements ExchangeFilterFunctio
     private Mono<ClientResponse> answered(ClientRequest request, ExchangeFunction next, String entityId,
             boolean mayRetry, Lease lease, ClientResponse response) {
         int status = response.statusCode().value();
-        String retryAfter = OutboundCalls.pauseRequest(target, status, response.headers().asHttpHeaders());
-        if (retryAfter == null) {
+        HttpHeaders headers = response.headers().asHttpHeaders();
+        if (!OutboundCalls.pausing(target, status)) {
             return limiter.call(() -> {
-                OutboundCalls.adjust(target, lease, response.headers().asHttpHeaders());
+                OutboundCalls.adjust(target, lease, headers);
                 lease.close();
                 return response;
             });
         }
-        return response.releaseBody()
-                .then(limiter.rollback(lease))
-                .then(limiter.call(() -> OutboundCalls.pause(limiter.limiter(), target, entityId, retryAfter)))
+        return limiter.rollback(lease)
+                .then(limiter.call(() -> OutboundCalls.pause(limiter.limiter(), target, entityId, headers)))
                 .flatMap(until -> {
-                    Instant now = limiter.limiter().clock().instant();
-                    if (mayRetry && until.isPresent() && OutboundCalls.mayRetry(target, until.get(), now)) {
-                        return attempt(request, next, entityId, false);
+                    if (until.isEmpty()) {
+                        return Mono.just(response);
                     }
-                    return Mono.error(new UpstreamRateLimitedException(target.name(), target.resource(), entityId,
-                            status, until.orElse(null)));
+                    Instant now = limiter.limiter().clock().instant();
+                    Mono<ClientResponse> afterPause = mayRetry && OutboundCalls.mayRetry(target, until.get(), now)
+                            ? attempt(request, next, entityId, false)
+                            : Mono.error(new UpstreamRateLimitedException(target.name(), target.resource(),
+                                    entityId, status, until.get()));
+                    return response.releaseBody().then(afterPause);
                 });
     }
 }

@@ -10,6 +10,8 @@ import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -170,6 +172,29 @@ class OutboundRateLimitsTests {
             assertThatThrownBy(() -> client.get().uri("/v1/chat").retrieve().body(String.class))
                     .as("60 s does not fit in 30 s").isInstanceOf(UpstreamRateLimitedException.class);
             assertThat(upstream.requests()).isEqualTo(3);
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "soon", "0", "Sun, 06 Nov 1994 08:49:37 GMT"})
+    void aPausingStatusWithoutAUsableRetryAfterIsReturnedAsItCameWithItsLeaseRolledBack(String retryAfter) {
+        runner.withPropertyValues(T + "max-wait=30s").run(context -> {
+            RateLimiter limiter = context.getBean(RateLimiter.class);
+            upstream.then(429, retryAfter.isEmpty() ? Map.of() : Map.of("Retry-After", retryAfter));
+            int status = restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat")
+                    .exchange((request, response) -> response.getStatusCode().value());
+            assertThat(status).isEqualTo(429);
+            assertThat(limiter.available("shared", "provider")).as("rolled back").containsEntry("rpm", 100L);
+            assertThat(limiter.inspect("shared", "provider").pausedUntil()).as("not paused").isNull();
+            assertThat(upstream.requests()).as("not retried").isEqualTo(1);
+
+            upstream.then(503, retryAfter.isEmpty() ? Map.of() : Map.of("Retry-After", retryAfter));
+            StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
+                    .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value())))
+                    .expectNext(503).verifyComplete();
+            assertThat(limiter.available("shared", "provider")).as("rolled back").containsEntry("rpm", 100L);
+            assertThat(limiter.inspect("shared", "provider").pausedUntil()).as("not paused").isNull();
+            assertThat(upstream.requests()).as("not retried").isEqualTo(2);
         });
     }
 
