@@ -54,8 +54,13 @@ public class RateLimitingClientHttpRequestInterceptor implements ClientHttpReque
             lease.close();
             return response;
         }
-        lease.rollback();
-        Optional<Instant> until = OutboundCalls.pause(limiter, target, entityId, response.getHeaders());
+        // the pause goes first, so that a waiter woken by the rollback does not call the upstream that just refused
+        Optional<Instant> until;
+        try {
+            until = OutboundCalls.pause(limiter, target, entityId, response.getHeaders());
+        } finally {
+            lease.rollback();
+        }
         if (until.isEmpty()) {
             return response;
         }

@@ -61,8 +61,11 @@ public class RateLimitingExchangeFilterFunction implements ExchangeFilterFunctio
                 return response;
             });
         }
-        return limiter.rollback(lease)
-                .then(limiter.call(() -> OutboundCalls.pause(limiter.limiter(), target, entityId, headers)))
+        // the pause goes first, so that a waiter woken by the rollback does not call the upstream that just refused
+        return limiter.call(() -> OutboundCalls.pause(limiter.limiter(), target, entityId, headers))
+                .onErrorResume(failure -> limiter.rollback(lease).onErrorResume(e -> Mono.empty())
+                        .then(Mono.error(failure)))
+                .flatMap(until -> limiter.rollback(lease).thenReturn(until))
                 .flatMap(until -> {
                     if (until.isEmpty()) {
                         return Mono.just(response);

@@ -2,10 +2,12 @@ package dev.zaelimiter.autoconfigure.client;
 
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.ResourcePausedException;
+import dev.zaelimiter.autoconfigure.LimiterStoreDecorator;
 import dev.zaelimiter.autoconfigure.RateLimiterBuilderCustomizer;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
 import dev.zaelimiter.autoconfigure.reactive.ZaeLimiterReactiveAutoConfiguration;
+import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,6 +26,8 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -195,6 +199,52 @@ class OutboundRateLimitsTests {
             assertThat(limiter.available("shared", "provider")).as("rolled back").containsEntry("rpm", 100L);
             assertThat(limiter.inspect("shared", "provider").pausedUntil()).as("not paused").isNull();
             assertThat(upstream.requests()).as("not retried").isEqualTo(2);
+        });
+    }
+
+    /** Records the store writes that pause and that give tokens back, in the order they reach the store. */
+    @Configuration(proxyBeanMethods = false)
+    static class StoreWrites {
+
+        @Bean
+        List<String> storeWrites() {
+            return new CopyOnWriteArrayList<>();
+        }
+
+        @Bean
+        LimiterStoreDecorator recordingStoreWrites(List<String> storeWrites) {
+            return store -> (LimiterStore) Proxy.newProxyInstance(LimiterStore.class.getClassLoader(),
+                    new Class<?>[] {LimiterStore.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("putPause") || method.getName().equals("apply")) {
+                            storeWrites.add(method.getName());
+                        }
+                        try {
+                            return method.invoke(store, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
+    }
+
+    @Test
+    void theUpstreamIsPausedBeforeTheLeaseIsRolledBackSoThatNoWokenWaiterCallsIt() {
+        runner.withUserConfiguration(StoreWrites.class).run(context -> {
+            @SuppressWarnings("unchecked")
+            List<String> writes = context.getBean("storeWrites", List.class);
+            writes.clear();
+            upstream.then(429, Map.of("Retry-After", "20"));
+            assertThatThrownBy(() -> restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().body(String.class)).isInstanceOf(UpstreamRateLimitedException.class);
+            assertThat(writes).containsExactly("putPause", "apply");
+
+            context.getBean(RateLimiter.class).resume("provider");
+            writes.clear();
+            upstream.then(429, Map.of("Retry-After", "20"));
+            StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().bodyToMono(String.class)).expectError(UpstreamRateLimitedException.class)
+                    .verify(Duration.ofSeconds(10));
+            assertThat(writes).containsExactly("putPause", "apply");
         });
     }
 
