@@ -78,21 +78,37 @@ final class OutboundCalls {
                 && Duration.between(now, until).compareTo(target.maxWait()) <= 0;
     }
 
-    /** Adjusts {@code lease} to the tokens the response headers say the call used. */
+    /**
+     * Adjusts {@code lease} to the tokens the response headers say the call used. A value that is not a whole number
+     * of 0 or more is ignored, and an adjustment the limiter refuses (beyond a limit's bounds, a limit the resource
+     * does not have, a store failure) is logged: neither keeps the lease from being closed.
+     */
     static void adjust(OutboundTarget target, Lease lease, HttpHeaders headers) {
         target.adjustFrom().forEach((limit, header) -> {
             String value = headers.getFirst(header);
             if (value == null) {
                 return;
             }
+            long used;
             try {
-                long used = Long.parseLong(value.trim());
-                long consumed = target.consume().getOrDefault(limit, 0L);
-                if (used != consumed) {
-                    lease.adjust(limit, used - consumed);
-                }
+                used = Long.parseLong(value.trim());
             } catch (NumberFormatException e) {
-                log.debug("target '{}': header {} is not a whole number: {}", target.name(), header, value);
+                used = -1;
+            }
+            if (used < 0) {
+                log.debug("target '{}': header {} is not a whole number of 0 or more, ignored: {}", target.name(),
+                        header, value);
+                return;
+            }
+            long consumed = target.consume().getOrDefault(limit, 0L);
+            if (used == consumed) {
+                return;
+            }
+            try {
+                lease.adjust(limit, used - consumed);
+            } catch (RuntimeException e) {
+                log.warn("target '{}': could not adjust limit '{}' to {} from header {}: {}", target.name(), limit,
+                        used, header, e.toString());
             }
         });
     }

@@ -48,18 +48,38 @@ public class RateLimitingClientHttpRequestInterceptor implements ClientHttpReque
             String entityId, boolean mayRetry) throws IOException {
         Lease lease = limiter.acquire(OutboundCalls.request(target, entityId, target.maxWait()));
         ClientHttpResponse response = send(request, body, execution, lease);
-        int status = response.getStatusCode().value();
+        int status;
+        try {
+            status = response.getStatusCode().value();
+        } catch (IOException | RuntimeException e) {
+            response.close();
+            giveBack(lease, e);
+            throw e;
+        }
         if (!OutboundCalls.pausing(target, status)) {
-            OutboundCalls.adjust(target, lease, response.getHeaders());
-            lease.close();
+            try {
+                OutboundCalls.adjust(target, lease, response.getHeaders());
+                lease.close();
+            } catch (RuntimeException e) {
+                response.close();
+                throw e;
+            }
             return response;
         }
         // the pause goes first, so that a waiter woken by the rollback does not call the upstream that just refused
         Optional<Instant> until;
         try {
             until = OutboundCalls.pause(limiter, target, entityId, response.getHeaders());
-        } finally {
+        } catch (RuntimeException e) {
+            response.close();
+            giveBack(lease, e);
+            throw e;
+        }
+        try {
             lease.rollback();
+        } catch (RuntimeException e) {
+            response.close();
+            throw e;
         }
         if (until.isEmpty()) {
             return response;
@@ -77,12 +97,16 @@ public class RateLimitingClientHttpRequestInterceptor implements ClientHttpReque
         try {
             return execution.execute(request, body);
         } catch (IOException | RuntimeException | Error e) {
-            try {
-                lease.rollback();
-            } catch (RuntimeException rollbackFailure) {
-                e.addSuppressed(rollbackFailure);
-            }
+            giveBack(lease, e);
             throw e;
+        }
+    }
+
+    private static void giveBack(Lease lease, Throwable failure) {
+        try {
+            lease.rollback();
+        } catch (RuntimeException rollbackFailure) {
+            failure.addSuppressed(rollbackFailure);
         }
     }
 }

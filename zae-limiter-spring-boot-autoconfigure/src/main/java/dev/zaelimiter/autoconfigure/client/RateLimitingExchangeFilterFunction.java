@@ -59,12 +59,12 @@ public class RateLimitingExchangeFilterFunction implements ExchangeFilterFunctio
                 OutboundCalls.adjust(target, lease, headers);
                 lease.close();
                 return response;
-            });
+            }).onErrorResume(failure -> response.releaseBody().then(Mono.error(failure)));
         }
         // the pause goes first, so that a waiter woken by the rollback does not call the upstream that just refused
         return limiter.call(() -> OutboundCalls.pause(limiter.limiter(), target, entityId, headers))
                 .onErrorResume(failure -> limiter.rollback(lease).onErrorResume(e -> Mono.empty())
-                        .then(Mono.error(failure)))
+                        .then(response.releaseBody()).then(Mono.error(failure)))
                 .flatMap(until -> limiter.rollback(lease).thenReturn(until))
                 .flatMap(until -> {
                     if (until.isEmpty()) {

@@ -274,6 +274,24 @@ class OutboundRateLimitsTests {
         });
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"-500", "many", "9223372036854775807"})
+    void anAdjustHeaderThatCannotBeAppliedLeavesTheCallAndItsLeaseAsConsumed(String used) {
+        runner.withPropertyValues(T + "consume.tpm=10", T + "adjust-from.tpm=X-Tokens-Used",
+                T + "adjust-from.nope=X-Tokens-Used").run(context -> {
+            RateLimiter limiter = context.getBean(RateLimiter.class);
+            upstream.then(200, Map.of("X-Tokens-Used", used));
+            assertThat(restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat").retrieve()
+                    .body(String.class)).isEqualTo("ok");
+            assertThat(limiter.available("shared", "provider")).containsEntry("rpm", 99L).containsEntry("tpm", 990L);
+
+            upstream.then(200, Map.of("X-Tokens-Used", used));
+            StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().bodyToMono(String.class)).expectNext("ok").verifyComplete();
+            assertThat(limiter.available("shared", "provider")).containsEntry("rpm", 98L).containsEntry("tpm", 980L);
+        });
+    }
+
     @Test
     void aTargetDeclaredInCodeWorksTheSame() {
         runner.run(context -> {
