@@ -14,9 +14,12 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,6 +63,28 @@ class ReactiveRateLimiterTests {
 
         assertThat(delivered).as("nothing reaches a cancelled subscriber").hasValue(null);
         assertThat(limiter.available("ann", "api")).as("the tokens came back").containsEntry("rpm", 10L);
+    }
+
+    @Test
+    void aWaitForCapacityIsDelayedByTheComputedWaitPlusJitterCutToWhatIsLeft() {
+        List<Duration> delays = new ArrayList<>();
+        MutableClock time = MutableClock.start();
+        RateLimiter waiting = RateLimiter.builder().store(new InMemoryStore()).clock(time).build();
+        waiting.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1)));
+        ReactiveRateLimiter reactive = new ReactiveRateLimiter(waiting, null, wait -> Mono.fromRunnable(() -> {
+            delays.add(wait);
+            time.advance(wait);
+        }), spread -> spread);
+        waiting.acquire("ann", "api", Map.of("rpm", 1L)).close();
+
+        reactive.acquire(AcquireRequest.of("ann", "api").consume("rpm", 1).maxWait(Duration.ofSeconds(90)))
+                .block().close();
+        assertThat(delays).as("60 s and the most jitter, one second").containsExactly(Duration.ofSeconds(61));
+
+        delays.clear();
+        reactive.acquire(AcquireRequest.of("ann", "api").consume("rpm", 1).maxWait(Duration.ofMillis(60_500)))
+                .block().close();
+        assertThat(delays).as("the jitter is cut to what is left").containsExactly(Duration.ofMillis(60_500));
     }
 
     /** A clock that, when asked to, holds the next call on the store thread until released. */
