@@ -22,6 +22,10 @@ import java.util.Optional;
  * {@link UpstreamRateLimitedException}; without one (missing, unreadable, zero or past) the response is returned as
  * it came. Any other response closes the lease (adjusted from the target's {@code adjustFrom} headers); an I/O
  * failure rolls it back. Thread-safe.
+ *
+ * <p>Register it <em>last</em> among the client's interceptors: its retry executes the rest of the chain again, and
+ * Spring runs the interceptors registered after it only for the first attempt, so a header they add would be missing
+ * from the retry. Interceptors registered before it run once, and what they set on the request is sent both times.
  */
 public class RateLimitingClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
 

@@ -3,6 +3,7 @@ package dev.zaelimiter.autoconfigure.client;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
 import org.springframework.http.HttpHeaders;
+import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
@@ -16,9 +17,18 @@ import java.util.Objects;
  * The {@code WebClient} counterpart of {@link RateLimitingClientHttpRequestInterceptor}, with the same behaviour, on a
  * {@link ReactiveRateLimiter}: the acquire happens when the exchange is subscribed to, waiting (for capacity or for
  * an upstream pause, to retry once) is a delay rather than a parked thread, and store calls go where the
- * {@link ReactiveRateLimiter} sends them. A cancelled exchange rolls its lease back. Thread-safe.
+ * {@link ReactiveRateLimiter} sends them. A cancelled exchange rolls its lease back. Only a request without a body,
+ * or one marked with {@link #REPLAYABLE_BODY} (a body inserter that writes the same body again when re-subscribed,
+ * such as {@code bodyValue}), is retried after a pause: the filter cannot tell a one-shot body publisher from a
+ * replayable one, so any other request gets {@link UpstreamRateLimitedException}. Thread-safe.
  */
 public class RateLimitingExchangeFilterFunction implements ExchangeFilterFunction {
+
+    /**
+     * The request attribute that, set to {@code true}, says the request's body can be written again, so that the
+     * request may be retried after an upstream pause: {@code .attribute(REPLAYABLE_BODY, true)}.
+     */
+    public static final String REPLAYABLE_BODY = RateLimitingExchangeFilterFunction.class.getName() + ".replayableBody";
 
     private final ReactiveRateLimiter limiter;
     private final OutboundTarget target;
@@ -36,7 +46,9 @@ public class RateLimitingExchangeFilterFunction implements ExchangeFilterFunctio
     public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
         return Mono.defer(() -> {
             String entityId = OutboundCalls.entityId(target, request.attributes());
-            return attempt(request, next, entityId, true);
+            boolean replayable = request.body() == BodyInserters.empty()
+                    || Boolean.TRUE.equals(request.attributes().get(REPLAYABLE_BODY));
+            return attempt(request, next, entityId, replayable);
         });
     }
 

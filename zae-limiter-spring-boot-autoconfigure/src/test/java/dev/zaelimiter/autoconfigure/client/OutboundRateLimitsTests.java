@@ -249,6 +249,39 @@ class OutboundRateLimitsTests {
     }
 
     @Test
+    void registeredLastTheInterceptorRetriesWithWhatEarlierInterceptorsSet() {
+        runner.withPropertyValues(T + "max-wait=30s").run(context -> {
+            RestClient client = RestClient.builder().baseUrl(upstream.url())
+                    .requestInterceptor((request, body, execution) -> {
+                        request.getHeaders().set("X-Trace", "t-1");
+                        return execution.execute(request, body);
+                    })
+                    .requestInterceptor(context.getBean(OutboundRateLimits.class).interceptor("provider")).build();
+            upstream.then(429, Map.of("Retry-After", "5"));
+            assertThat(client.get().uri("/v1/chat").retrieve().body(String.class)).isEqualTo("ok");
+            assertThat(upstream.traces()).containsExactly("t-1", "t-1");
+        });
+    }
+
+    @Test
+    void webClientRetriesOnlyARequestWithoutABodyOrWithOneMarkedReplayable() {
+        runner.withPropertyValues(T + "max-wait=30s").run(context -> {
+            WebClient client = webClient(context.getBean(ReactiveOutboundRateLimits.class));
+            upstream.then(429, Map.of("Retry-After", "5"));
+            StepVerifier.create(client.post().uri("/v1/chat").bodyValue("{}").retrieve().bodyToMono(String.class))
+                    .expectError(UpstreamRateLimitedException.class).verify(Duration.ofSeconds(10));
+            assertThat(upstream.requests()).as("a body of unknown kind is not sent twice").isEqualTo(1);
+
+            context.getBean(MutableClock.class).advance(Duration.ofSeconds(5));
+            upstream.then(429, Map.of("Retry-After", "5"));
+            StepVerifier.create(client.post().uri("/v1/chat")
+                    .attribute(RateLimitingExchangeFilterFunction.REPLAYABLE_BODY, true).bodyValue("{}").retrieve()
+                    .bodyToMono(String.class)).expectNext("ok").verifyComplete();
+            assertThat(upstream.requests()).isEqualTo(3);
+        });
+    }
+
+    @Test
     void theEntityComesFromARequestAttributeAndAnEntityPauseHoldsBackOnlyIt() {
         runner.withPropertyValues(T + "entity.id=", T + "entity.attribute=apiKey", T + "pause=entity")
                 .run(context -> {
