@@ -10,6 +10,7 @@ import org.springframework.http.HttpHeaders;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Optional;
 
@@ -57,18 +58,46 @@ final class OutboundCalls {
         if (retryAfter == null || retryAfter.isBlank()) {
             return Optional.empty();
         }
-        try {
-            Optional<Instant> until = target.pause() == OutboundTarget.PauseScope.ENTITY
-                    ? limiter.pauseFromRetryAfter(entityId, target.resource(), retryAfter.trim())
-                    : limiter.pauseFromRetryAfter(target.resource(), retryAfter.trim());
-            until.ifPresent(end -> log.info("upstream of target '{}' asked for a break: resource '{}'{} paused until"
-                    + " {}", target.name(), target.resource(), target.pause() == OutboundTarget.PauseScope.ENTITY
-                    ? " for entity '" + entityId + "'" : "", end));
-            return until;
-        } catch (ValidationException e) {
+        Instant now = limiter.clock().instant();
+        Duration wait = retryAfter(retryAfter.trim(), now);
+        if (wait == null) {
             log.warn("upstream of target '{}' sent a Retry-After that is neither seconds nor an HTTP date, not"
-                    + " pausing: {}", target.name(), e.getMessage());
+                    + " pausing: {}", target.name(), retryAfter);
             return Optional.empty();
+        }
+        if (wait.isZero() || wait.isNegative()) {
+            return Optional.empty();
+        }
+        if (wait.compareTo(target.maxPause()) > 0) {
+            log.warn("upstream of target '{}' asked for a break of {}, cut to its max-pause {}", target.name(), wait,
+                    target.maxPause());
+            wait = target.maxPause();
+        }
+        Instant until = target.pause() == OutboundTarget.PauseScope.ENTITY
+                ? limiter.pause(entityId, target.resource(), wait)
+                : limiter.pause(target.resource(), wait);
+        log.info("upstream of target '{}' asked for a break: resource '{}'{} paused until {}", target.name(),
+                target.resource(), target.pause() == OutboundTarget.PauseScope.ENTITY
+                        ? " for entity '" + entityId + "'" : "", until);
+        return Optional.of(until);
+    }
+
+    /**
+     * The wait a Retry-After value asks for at {@code now}: delta-seconds or an HTTP date (IMF-fixdate, RFC 850,
+     * asctime); {@code null} when it is neither.
+     */
+    static Duration retryAfter(String value, Instant now) {
+        if (!value.isEmpty() && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            String significant = value.replaceFirst("^0+(?=.)", "");
+            return significant.length() > 18 ? ChronoUnit.FOREVER.getDuration()
+                    : Duration.ofSeconds(Long.parseLong(significant));
+        }
+        HttpHeaders date = new HttpHeaders();
+        date.set(HttpHeaders.RETRY_AFTER, value.replace("  ", " 0"));
+        try {
+            return Duration.ofMillis(date.getFirstDate(HttpHeaders.RETRY_AFTER) - now.toEpochMilli());
+        } catch (IllegalArgumentException e) {
+            return null;
         }
     }
 

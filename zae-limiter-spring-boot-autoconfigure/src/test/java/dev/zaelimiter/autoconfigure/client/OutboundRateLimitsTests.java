@@ -282,6 +282,32 @@ class OutboundRateLimitsTests {
     }
 
     @Test
+    void aRetryAfterLongerThanMaxPauseIsCutToIt() {
+        runner.run(context -> {
+            MutableClock clock = context.getBean(MutableClock.class);
+            upstream.then(429, Map.of("Retry-After", "99999999999999999999999"));
+            Instant now = clock.instant();
+            assertThatThrownBy(() -> restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().body(String.class)).isInstanceOfSatisfying(UpstreamRateLimitedException.class,
+                            e -> assertThat(e.pausedUntil()).as("the default, 1 h").isEqualTo(now.plusSeconds(3600)));
+        });
+        runner.withPropertyValues(T + "max-pause=10m").run(context -> {
+            MutableClock clock = context.getBean(MutableClock.class);
+            Instant now = clock.instant();
+            upstream.then(503, Map.of("Retry-After", DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                    now.plusSeconds(7200).atOffset(ZoneOffset.UTC))));
+            StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().bodyToMono(String.class)).expectErrorSatisfies(e -> assertThat(e)
+                    .isInstanceOfSatisfying(UpstreamRateLimitedException.class,
+                            u -> assertThat(u.pausedUntil()).isEqualTo(now.plusSeconds(600))))
+                    .verify(Duration.ofSeconds(10));
+        });
+        runner.withPropertyValues(T + "max-pause=0s").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("zae.limiter.client.targets.provider.max-pause"));
+    }
+
+    @Test
     void theEntityComesFromARequestAttributeAndAnEntityPauseHoldsBackOnlyIt() {
         runner.withPropertyValues(T + "entity.id=", T + "entity.attribute=apiKey", T + "pause=entity")
                 .run(context -> {
