@@ -77,7 +77,9 @@ public class RateLimitingExchangeFilterFunction implements ExchangeFilterFunctio
         return limiter.call(() -> OutboundCalls.pause(limiter.limiter(), target, entityId, headers))
                 .onErrorResume(failure -> limiter.rollback(lease).onErrorResume(e -> Mono.empty())
                         .then(response.releaseBody()).then(Mono.error(failure)))
-                .flatMap(until -> limiter.rollback(lease).thenReturn(until))
+                .flatMap(until -> limiter.rollback(lease)
+                        .onErrorResume(failure -> response.releaseBody().then(Mono.error(failure)))
+                        .thenReturn(until))
                 .flatMap(until -> {
                     if (until.isEmpty()) {
                         return Mono.just(response);
