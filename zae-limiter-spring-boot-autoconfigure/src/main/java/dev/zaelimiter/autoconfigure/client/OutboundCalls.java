@@ -10,6 +10,7 @@ import org.springframework.http.HttpHeaders;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Optional;
 
@@ -41,33 +42,62 @@ final class OutboundCalls {
         return AcquireRequest.of(entityId, target.resource()).consume(target.consume()).maxWait(maxWait);
     }
 
-    /** The response's Retry-After when its status pauses the target, else {@code null}. */
-    static String pauseRequest(OutboundTarget target, int status, HttpHeaders headers) {
-        if (!target.pauseOn().contains(status)) {
-            return null;
-        }
-        String retryAfter = headers.getFirst(HttpHeaders.RETRY_AFTER);
-        return retryAfter == null || retryAfter.isBlank() ? null : retryAfter.trim();
+    /** Whether {@code status} is one of the target's pausing statuses: its lease is rolled back, whatever follows. */
+    static boolean pausing(OutboundTarget target, int status) {
+        return target.pauseOn().contains(status);
     }
 
     /**
-     * Pauses the target's resource (or the entity on it) as the upstream's Retry-After asks.
+     * Pauses the target's resource (or the entity on it) as the response's Retry-After asks.
      *
-     * @return when the pause ends; empty when the value asked for no wait or could not be read
+     * @return when the pause ends; empty, pausing nothing, when the response has no Retry-After or one that is
+     *         unreadable or asks for no wait (zero, or a date that has passed)
      */
-    static Optional<Instant> pause(RateLimiter limiter, OutboundTarget target, String entityId, String retryAfter) {
-        try {
-            Optional<Instant> until = target.pause() == OutboundTarget.PauseScope.ENTITY
-                    ? limiter.pauseFromRetryAfter(entityId, target.resource(), retryAfter)
-                    : limiter.pauseFromRetryAfter(target.resource(), retryAfter);
-            until.ifPresent(end -> log.info("upstream of target '{}' asked for a break: resource '{}'{} paused until"
-                    + " {}", target.name(), target.resource(), target.pause() == OutboundTarget.PauseScope.ENTITY
-                    ? " for entity '" + entityId + "'" : "", end));
-            return until;
-        } catch (ValidationException e) {
-            log.warn("upstream of target '{}' sent a Retry-After that is neither seconds nor an HTTP date, not"
-                    + " pausing: {}", target.name(), e.getMessage());
+    static Optional<Instant> pause(RateLimiter limiter, OutboundTarget target, String entityId, HttpHeaders headers) {
+        String retryAfter = headers.getFirst(HttpHeaders.RETRY_AFTER);
+        if (retryAfter == null || retryAfter.isBlank()) {
             return Optional.empty();
+        }
+        Instant now = limiter.clock().instant();
+        Duration wait = retryAfter(retryAfter.trim(), now);
+        if (wait == null) {
+            log.warn("upstream of target '{}' sent a Retry-After that is neither seconds nor an HTTP date, not"
+                    + " pausing: {}", target.name(), retryAfter);
+            return Optional.empty();
+        }
+        if (wait.isZero() || wait.isNegative()) {
+            return Optional.empty();
+        }
+        if (wait.compareTo(target.maxPause()) > 0) {
+            log.warn("upstream of target '{}' asked for a break of {}, cut to its max-pause {}", target.name(), wait,
+                    target.maxPause());
+            wait = target.maxPause();
+        }
+        Instant until = target.pause() == OutboundTarget.PauseScope.ENTITY
+                ? limiter.pause(entityId, target.resource(), wait)
+                : limiter.pause(target.resource(), wait);
+        log.info("upstream of target '{}' asked for a break: resource '{}'{} paused until {}", target.name(),
+                target.resource(), target.pause() == OutboundTarget.PauseScope.ENTITY
+                        ? " for entity '" + entityId + "'" : "", until);
+        return Optional.of(until);
+    }
+
+    /**
+     * The wait a Retry-After value asks for at {@code now}: delta-seconds or an HTTP date (IMF-fixdate, RFC 850,
+     * asctime); {@code null} when it is neither.
+     */
+    static Duration retryAfter(String value, Instant now) {
+        if (!value.isEmpty() && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            String significant = value.replaceFirst("^0+(?=.)", "");
+            return significant.length() > 18 ? ChronoUnit.FOREVER.getDuration()
+                    : Duration.ofSeconds(Long.parseLong(significant));
+        }
+        HttpHeaders date = new HttpHeaders();
+        date.set(HttpHeaders.RETRY_AFTER, value.replace("  ", " 0"));
+        try {
+            return Duration.ofMillis(date.getFirstDate(HttpHeaders.RETRY_AFTER) - now.toEpochMilli());
+        } catch (IllegalArgumentException e) {
+            return null;
         }
     }
 
@@ -77,21 +107,37 @@ final class OutboundCalls {
                 && Duration.between(now, until).compareTo(target.maxWait()) <= 0;
     }
 
-    /** Adjusts {@code lease} to the tokens the response headers say the call used. */
+    /**
+     * Adjusts {@code lease} to the tokens the response headers say the call used. A value that is not a whole number
+     * of 0 or more is ignored, and an adjustment the limiter refuses (beyond a limit's bounds, a limit the resource
+     * does not have, a store failure) is logged: neither keeps the lease from being closed.
+     */
     static void adjust(OutboundTarget target, Lease lease, HttpHeaders headers) {
         target.adjustFrom().forEach((limit, header) -> {
             String value = headers.getFirst(header);
             if (value == null) {
                 return;
             }
+            long used;
             try {
-                long used = Long.parseLong(value.trim());
-                long consumed = target.consume().getOrDefault(limit, 0L);
-                if (used != consumed) {
-                    lease.adjust(limit, used - consumed);
-                }
+                used = Long.parseLong(value.trim());
             } catch (NumberFormatException e) {
-                log.debug("target '{}': header {} is not a whole number: {}", target.name(), header, value);
+                used = -1;
+            }
+            if (used < 0) {
+                log.debug("target '{}': header {} is not a whole number of 0 or more, ignored: {}", target.name(),
+                        header, value);
+                return;
+            }
+            long consumed = target.consume().getOrDefault(limit, 0L);
+            if (used == consumed) {
+                return;
+            }
+            try {
+                lease.adjust(limit, used - consumed);
+            } catch (RuntimeException e) {
+                log.warn("target '{}': could not adjust limit '{}' to {} from header {}: {}", target.name(), limit,
+                        used, header, e.toString());
             }
         });
     }

@@ -39,13 +39,15 @@ public class OutboundRateLimits {
                     ? new ZaeLimiterClientProperties.Entity() : target.getEntity();
             return new OutboundTarget(name, target.getResource(), entity.getId(), entity.getAttribute(),
                     target.getConsume(), target.getMaxWait(), target.getPause(),
-                    target.getPauseOn() == null ? null : Set.copyOf(target.getPauseOn()), target.getAdjustFrom());
+                    target.getPauseOn() == null ? null : Set.copyOf(target.getPauseOn()), target.getAdjustFrom(),
+                    target.getMaxPause());
         } catch (ValidationException e) {
             String field = switch (e.field()) {
                 case "resource" -> ".resource";
                 case "entity", "entityId" -> ".entity";
                 case "maxWait" -> ".max-wait";
                 case "adjustFrom" -> ".adjust-from";
+                case "maxPause" -> ".max-pause";
                 default -> e.field().startsWith("consume") ? ".consume" : "";
             };
             throw new InvalidDeclarationException(path + field, e.getMessage());

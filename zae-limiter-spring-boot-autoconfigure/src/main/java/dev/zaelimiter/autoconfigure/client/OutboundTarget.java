@@ -26,10 +26,11 @@ import java.util.Set;
  * @param pauseOn     the response statuses that pause when they carry {@code Retry-After}
  * @param adjustFrom  per limit name, a response header holding the tokens the call really used; the lease is
  *                    adjusted to it
+ * @param maxPause    the longest pause an upstream {@code Retry-After} may cause; a longer one is cut to it
  */
 public record OutboundTarget(String name, String resource, String entityId, String entityAttribute,
         Map<String, Long> consume, Duration maxWait, PauseScope pause, Set<Integer> pauseOn,
-        Map<String, String> adjustFrom) {
+        Map<String, String> adjustFrom, Duration maxPause) {
 
     /** What an upstream {@code Retry-After} pauses. */
     public enum PauseScope {
@@ -41,6 +42,9 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
 
     /** The statuses that pause by default. */
     public static final Set<Integer> DEFAULT_PAUSE_ON = Set.of(429, 503);
+
+    /** The longest pause an upstream may cause by default. */
+    public static final Duration DEFAULT_MAX_PAUSE = Duration.ofHours(1);
 
     public OutboundTarget {
         Objects.requireNonNull(name, "name");
@@ -69,6 +73,10 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
         pauseOn = Set.copyOf(pauseOn == null ? DEFAULT_PAUSE_ON : pauseOn);
         adjustFrom = Map.copyOf(adjustFrom == null ? Map.of() : adjustFrom);
         adjustFrom.keySet().forEach(limit -> Identifiers.limitName("adjustFrom", limit));
+        maxPause = maxPause == null ? DEFAULT_MAX_PAUSE : maxPause;
+        if (maxPause.isNegative() || maxPause.isZero()) {
+            throw new ValidationException("maxPause", maxPause, "the longest upstream pause must be more than zero");
+        }
     }
 
     /** A builder for a target named {@code name}. */
@@ -88,6 +96,7 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
         private PauseScope pause = PauseScope.RESOURCE;
         private Set<Integer> pauseOn = DEFAULT_PAUSE_ON;
         private final Map<String, String> adjustFrom = new LinkedHashMap<>();
+        private Duration maxPause = DEFAULT_MAX_PAUSE;
 
         private Builder(String name) {
             this.name = name;
@@ -138,10 +147,16 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
             return this;
         }
 
+        /** Cuts an upstream {@code Retry-After} longer than {@code maxPause} to it. */
+        public Builder maxPause(Duration maxPause) {
+            this.maxPause = maxPause;
+            return this;
+        }
+
         /** @throws ValidationException naming what is wrong */
         public OutboundTarget build() {
             return new OutboundTarget(name, resource, entityId, entityAttribute, consume, maxWait, pause, pauseOn,
-                    adjustFrom);
+                    adjustFrom, maxPause);
         }
     }
 }

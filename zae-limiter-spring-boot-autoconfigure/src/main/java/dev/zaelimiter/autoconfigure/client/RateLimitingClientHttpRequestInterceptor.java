@@ -15,11 +15,17 @@ import java.util.Optional;
 /**
  * Limits the calls of a {@code RestClient} or {@code RestTemplate} to one {@link OutboundTarget}. Before each request
  * it acquires the target's amounts (waiting up to its {@code maxWait}; a refusal, including an upstream pause in
- * force, is thrown as the limiter throws it and the request is not sent). When the upstream answers a pausing status
- * ({@code 429}, {@code 503}) with {@code Retry-After}, it pauses the resource (or the entity on it) through the store
- * for every process, rolls the lease back, and then either waits for the pause and sends the request once more, when
- * the pause fits in {@code maxWait}, or throws {@link UpstreamRateLimitedException}. Any other response closes the
- * lease (adjusted from the target's {@code adjustFrom} headers); an I/O failure rolls it back. Thread-safe.
+ * force, is thrown as the limiter throws it and the request is not sent). A response whose status pauses
+ * ({@code 429}, {@code 503}) has its lease rolled back; when it carries a usable {@code Retry-After} the interceptor
+ * pauses the resource (or the entity on it) through the store for every process, and then either waits for the pause
+ * and sends the request once more, when the pause fits in {@code maxWait}, or throws
+ * {@link UpstreamRateLimitedException}; without one (missing, unreadable, zero or past) the response is returned as
+ * it came. Any other response closes the lease (adjusted from the target's {@code adjustFrom} headers); an I/O
+ * failure rolls it back. Thread-safe.
+ *
+ * <p>Register it <em>last</em> among the client's interceptors: its retry executes the rest of the chain again, and
+ * Spring runs the interceptors registered after it only for the first attempt, so a header they add would be missing
+ * from the retry. Interceptors registered before it run once, and what they set on the request is sent both times.
  */
 public class RateLimitingClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
 
@@ -39,37 +45,55 @@ public class RateLimitingClientHttpRequestInterceptor implements ClientHttpReque
     public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
         String entityId = OutboundCalls.entityId(target, request.getAttributes());
+        return exchange(request, body, execution, entityId, true);
+    }
+
+    private ClientHttpResponse exchange(HttpRequest request, byte[] body, ClientHttpRequestExecution execution,
+            String entityId, boolean mayRetry) throws IOException {
         Lease lease = limiter.acquire(OutboundCalls.request(target, entityId, target.maxWait()));
         ClientHttpResponse response = send(request, body, execution, lease);
-        String retryAfter = OutboundCalls.pauseRequest(target, response.getStatusCode().value(),
-                response.getHeaders());
-        if (retryAfter == null) {
-            OutboundCalls.adjust(target, lease, response.getHeaders());
-            lease.close();
+        int status;
+        try {
+            status = response.getStatusCode().value();
+        } catch (IOException | RuntimeException e) {
+            response.close();
+            giveBack(lease, e);
+            throw e;
+        }
+        if (!OutboundCalls.pausing(target, status)) {
+            try {
+                OutboundCalls.adjust(target, lease, response.getHeaders());
+                lease.close();
+            } catch (RuntimeException e) {
+                response.close();
+                throw e;
+            }
             return response;
         }
-        int status = response.getStatusCode().value();
+        // the pause goes first, so that a waiter woken by the rollback does not call the upstream that just refused
+        Optional<Instant> until;
+        try {
+            until = OutboundCalls.pause(limiter, target, entityId, response.getHeaders());
+        } catch (RuntimeException e) {
+            response.close();
+            giveBack(lease, e);
+            throw e;
+        }
+        try {
+            lease.rollback();
+        } catch (RuntimeException e) {
+            response.close();
+            throw e;
+        }
+        if (until.isEmpty()) {
+            return response;
+        }
         response.close();
-        lease.rollback();
-        Optional<Instant> until = OutboundCalls.pause(limiter, target, entityId, retryAfter);
-        if (until.isEmpty() || !OutboundCalls.mayRetry(target, until.get(), limiter.clock().instant())) {
-            throw new UpstreamRateLimitedException(target.name(), target.resource(), entityId, status,
-                    until.orElse(null));
+        if (!mayRetry || !OutboundCalls.mayRetry(target, until.get(), limiter.clock().instant())) {
+            throw new UpstreamRateLimitedException(target.name(), target.resource(), entityId, status, until.get());
         }
-        // the limiter waits for the pause to end (within maxWait), then the request goes once more
-        Lease retry = limiter.acquire(OutboundCalls.request(target, entityId, target.maxWait()));
-        ClientHttpResponse second = send(request, body, execution, retry);
-        String again = OutboundCalls.pauseRequest(target, second.getStatusCode().value(), second.getHeaders());
-        if (again == null) {
-            OutboundCalls.adjust(target, retry, second.getHeaders());
-            retry.close();
-            return second;
-        }
-        int secondStatus = second.getStatusCode().value();
-        second.close();
-        retry.rollback();
-        throw new UpstreamRateLimitedException(target.name(), target.resource(), entityId, secondStatus,
-                OutboundCalls.pause(limiter, target, entityId, again).orElse(null));
+        // the acquire waits for the pause to end (within maxWait), then the request goes once more
+        return exchange(request, body, execution, entityId, false);
     }
 
     private static ClientHttpResponse send(HttpRequest request, byte[] body, ClientHttpRequestExecution execution,
@@ -77,12 +101,16 @@ public class RateLimitingClientHttpRequestInterceptor implements ClientHttpReque
         try {
             return execution.execute(request, body);
         } catch (IOException | RuntimeException | Error e) {
-            try {
-                lease.rollback();
-            } catch (RuntimeException rollbackFailure) {
-                e.addSuppressed(rollbackFailure);
-            }
+            giveBack(lease, e);
             throw e;
+        }
+    }
+
+    private static void giveBack(Lease lease, Throwable failure) {
+        try {
+            lease.rollback();
+        } catch (RuntimeException rollbackFailure) {
+            failure.addSuppressed(rollbackFailure);
         }
     }
 }

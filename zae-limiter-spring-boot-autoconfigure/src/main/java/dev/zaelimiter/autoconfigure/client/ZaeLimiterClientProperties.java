@@ -50,6 +50,9 @@ public class ZaeLimiterClientProperties {
         /** Per limit name, a response header with the tokens the call really used; the lease is adjusted to it. */
         private Map<String, String> adjustFrom = new LinkedHashMap<>();
 
+        /** The longest pause an upstream Retry-After may cause; a longer one is cut to it. */
+        private Duration maxPause = OutboundTarget.DEFAULT_MAX_PAUSE;
+
         public String getResource() {
             return resource;
         }
@@ -104,6 +107,14 @@ public class ZaeLimiterClientProperties {
 
         public void setAdjustFrom(Map<String, String> adjustFrom) {
             this.adjustFrom = adjustFrom;
+        }
+
+        public Duration getMaxPause() {
+            return maxPause;
+        }
+
+        public void setMaxPause(Duration maxPause) {
+            this.maxPause = maxPause;
         }
     }
 

@@ -13,16 +13,20 @@ import reactor.core.scheduler.Schedulers;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 
 /**
  * A {@link RateLimiter} for reactive code: every call returns a {@link Mono} that does nothing until subscribed, and
  * no call parks the subscribing thread. Store calls run on {@code storeScheduler} when the store does I/O (the
  * DynamoDB store), or inline when it does not (the in-memory store, whose short {@code synchronized} sections
- * BlockHound accepts). A request with a {@code maxWait} waits for capacity as {@link RateLimiter#acquire} does (the
- * wait the rejection computes, given up at once when it does not fit in what is left; concurrency slots re-checked
- * every 250 ms), but by scheduling the next attempt after a delay instead of sleeping.
+ * BlockHound accepts). A request with a {@code maxWait} waits for capacity by scheduling its next attempt after a
+ * delay instead of sleeping: the wait the rejection computed plus jitter (up to a tenth of it, at most a second, cut
+ * to what is left), given up at once when the computed wait does not fit in what is left; concurrency slots are
+ * re-checked every 250 ms. Unlike {@link RateLimiter#acquire}, the waiters of a bucket form no queue: there is no
+ * priority among them, and a lease closing does not wake them early.
  */
 public final class ReactiveRateLimiter {
 
@@ -32,6 +36,7 @@ public final class ReactiveRateLimiter {
     private final RateLimiter limiter;
     private final Scheduler storeScheduler;
     private final Function<Duration, Mono<?>> delay;
+    private final LongUnaryOperator jitter;
 
     /**
      * @param storeScheduler where store calls run; {@code null} to run them on the subscribing thread
@@ -39,9 +44,16 @@ public final class ReactiveRateLimiter {
      *                       advances their clock)
      */
     public ReactiveRateLimiter(RateLimiter limiter, Scheduler storeScheduler, Function<Duration, Mono<?>> delay) {
+        this(limiter, storeScheduler, delay, spread -> ThreadLocalRandom.current().nextLong(spread + 1));
+    }
+
+    /** Tests only: {@code jitter} picks the jitter, in milliseconds from zero to the spread it is given. */
+    ReactiveRateLimiter(RateLimiter limiter, Scheduler storeScheduler, Function<Duration, Mono<?>> delay,
+            LongUnaryOperator jitter) {
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.storeScheduler = storeScheduler;
         this.delay = Objects.requireNonNull(delay, "delay");
+        this.jitter = Objects.requireNonNull(jitter, "jitter");
     }
 
     /** Store calls inline when {@code storeDoesIo} is false, else on Reactor's bounded-elastic scheduler. */
@@ -82,8 +94,15 @@ public final class ReactiveRateLimiter {
             if (left <= 0 || wait > left) {
                 return Mono.error(rejected);
             }
-            return delay.apply(Duration.ofMillis(wait)).then(Mono.defer(() -> attempt(once, deadline)));
+            long sleep = polling ? wait : Math.min(left, wait + jitter(wait));
+            return delay.apply(Duration.ofMillis(sleep)).then(Mono.defer(() -> attempt(once, deadline)));
         });
+    }
+
+    /** Up to a tenth of {@code wait} (at most a second) more, so that subscribers do not retry in step. */
+    private long jitter(long wait) {
+        long spread = Math.min(1000, wait / 10);
+        return spread > 0 ? Math.max(0, Math.min(spread, jitter.applyAsLong(spread))) : 0;
     }
 
     /** Closes {@code lease} (keeping what it consumed) at subscription. */

@@ -22,11 +22,13 @@ final class FakeUpstream implements AutoCloseable {
     private final HttpServer server;
     private final Queue<Reply> script = new ConcurrentLinkedQueue<>();
     private final AtomicInteger requests = new AtomicInteger();
+    private final Queue<String> traces = new ConcurrentLinkedQueue<>();
 
     FakeUpstream() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", exchange -> {
             requests.incrementAndGet();
+            traces.add(String.valueOf(exchange.getRequestHeaders().getFirst("X-Trace")));
             exchange.getRequestBody().readAllBytes();
             Reply reply = script.poll();
             if (reply == null) {
@@ -51,6 +53,11 @@ final class FakeUpstream implements AutoCloseable {
 
     String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** The {@code X-Trace} header of each request received, {@code "null"} when it had none. */
+    java.util.List<String> traces() {
+        return java.util.List.copyOf(traces);
     }
 
     int requests() {

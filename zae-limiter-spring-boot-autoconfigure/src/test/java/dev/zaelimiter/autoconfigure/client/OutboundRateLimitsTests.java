@@ -2,14 +2,18 @@ package dev.zaelimiter.autoconfigure.client;
 
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.ResourcePausedException;
+import dev.zaelimiter.autoconfigure.LimiterStoreDecorator;
 import dev.zaelimiter.autoconfigure.RateLimiterBuilderCustomizer;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
 import dev.zaelimiter.autoconfigure.reactive.ZaeLimiterReactiveAutoConfiguration;
+import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -22,6 +26,8 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -173,6 +179,134 @@ class OutboundRateLimitsTests {
         });
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"", "soon", "0", "Sun, 06 Nov 1994 08:49:37 GMT"})
+    void aPausingStatusWithoutAUsableRetryAfterIsReturnedAsItCameWithItsLeaseRolledBack(String retryAfter) {
+        runner.withPropertyValues(T + "max-wait=30s").run(context -> {
+            RateLimiter limiter = context.getBean(RateLimiter.class);
+            upstream.then(429, retryAfter.isEmpty() ? Map.of() : Map.of("Retry-After", retryAfter));
+            int status = restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat")
+                    .exchange((request, response) -> response.getStatusCode().value());
+            assertThat(status).isEqualTo(429);
+            assertThat(limiter.available("shared", "provider")).as("rolled back").containsEntry("rpm", 100L);
+            assertThat(limiter.inspect("shared", "provider").pausedUntil()).as("not paused").isNull();
+            assertThat(upstream.requests()).as("not retried").isEqualTo(1);
+
+            upstream.then(503, retryAfter.isEmpty() ? Map.of() : Map.of("Retry-After", retryAfter));
+            StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
+                    .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value())))
+                    .expectNext(503).verifyComplete();
+            assertThat(limiter.available("shared", "provider")).as("rolled back").containsEntry("rpm", 100L);
+            assertThat(limiter.inspect("shared", "provider").pausedUntil()).as("not paused").isNull();
+            assertThat(upstream.requests()).as("not retried").isEqualTo(2);
+        });
+    }
+
+    /** Records the store writes that pause and that give tokens back, in the order they reach the store. */
+    @Configuration(proxyBeanMethods = false)
+    static class StoreWrites {
+
+        @Bean
+        List<String> storeWrites() {
+            return new CopyOnWriteArrayList<>();
+        }
+
+        @Bean
+        LimiterStoreDecorator recordingStoreWrites(List<String> storeWrites) {
+            return store -> (LimiterStore) Proxy.newProxyInstance(LimiterStore.class.getClassLoader(),
+                    new Class<?>[] {LimiterStore.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("putPause") || method.getName().equals("apply")) {
+                            storeWrites.add(method.getName());
+                        }
+                        try {
+                            return method.invoke(store, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
+    }
+
+    @Test
+    void theUpstreamIsPausedBeforeTheLeaseIsRolledBackSoThatNoWokenWaiterCallsIt() {
+        runner.withUserConfiguration(StoreWrites.class).run(context -> {
+            @SuppressWarnings("unchecked")
+            List<String> writes = context.getBean("storeWrites", List.class);
+            writes.clear();
+            upstream.then(429, Map.of("Retry-After", "20"));
+            assertThatThrownBy(() -> restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().body(String.class)).isInstanceOf(UpstreamRateLimitedException.class);
+            assertThat(writes).containsExactly("putPause", "apply");
+
+            context.getBean(RateLimiter.class).resume("provider");
+            writes.clear();
+            upstream.then(429, Map.of("Retry-After", "20"));
+            StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().bodyToMono(String.class)).expectError(UpstreamRateLimitedException.class)
+                    .verify(Duration.ofSeconds(10));
+            assertThat(writes).containsExactly("putPause", "apply");
+        });
+    }
+
+    @Test
+    void registeredLastTheInterceptorRetriesWithWhatEarlierInterceptorsSet() {
+        runner.withPropertyValues(T + "max-wait=30s").run(context -> {
+            RestClient client = RestClient.builder().baseUrl(upstream.url())
+                    .requestInterceptor((request, body, execution) -> {
+                        request.getHeaders().set("X-Trace", "t-1");
+                        return execution.execute(request, body);
+                    })
+                    .requestInterceptor(context.getBean(OutboundRateLimits.class).interceptor("provider")).build();
+            upstream.then(429, Map.of("Retry-After", "5"));
+            assertThat(client.get().uri("/v1/chat").retrieve().body(String.class)).isEqualTo("ok");
+            assertThat(upstream.traces()).containsExactly("t-1", "t-1");
+        });
+    }
+
+    @Test
+    void webClientRetriesOnlyARequestWithoutABodyOrWithOneMarkedReplayable() {
+        runner.withPropertyValues(T + "max-wait=30s").run(context -> {
+            WebClient client = webClient(context.getBean(ReactiveOutboundRateLimits.class));
+            upstream.then(429, Map.of("Retry-After", "5"));
+            StepVerifier.create(client.post().uri("/v1/chat").bodyValue("{}").retrieve().bodyToMono(String.class))
+                    .expectError(UpstreamRateLimitedException.class).verify(Duration.ofSeconds(10));
+            assertThat(upstream.requests()).as("a body of unknown kind is not sent twice").isEqualTo(1);
+
+            context.getBean(MutableClock.class).advance(Duration.ofSeconds(5));
+            upstream.then(429, Map.of("Retry-After", "5"));
+            StepVerifier.create(client.post().uri("/v1/chat")
+                    .attribute(RateLimitingExchangeFilterFunction.REPLAYABLE_BODY, true).bodyValue("{}").retrieve()
+                    .bodyToMono(String.class)).expectNext("ok").verifyComplete();
+            assertThat(upstream.requests()).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void aRetryAfterLongerThanMaxPauseIsCutToIt() {
+        runner.run(context -> {
+            MutableClock clock = context.getBean(MutableClock.class);
+            upstream.then(429, Map.of("Retry-After", "99999999999999999999999"));
+            Instant now = clock.instant();
+            assertThatThrownBy(() -> restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().body(String.class)).isInstanceOfSatisfying(UpstreamRateLimitedException.class,
+                            e -> assertThat(e.pausedUntil()).as("the default, 1 h").isEqualTo(now.plusSeconds(3600)));
+        });
+        runner.withPropertyValues(T + "max-pause=10m").run(context -> {
+            MutableClock clock = context.getBean(MutableClock.class);
+            Instant now = clock.instant();
+            upstream.then(503, Map.of("Retry-After", DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                    now.plusSeconds(7200).atOffset(ZoneOffset.UTC))));
+            StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().bodyToMono(String.class)).expectErrorSatisfies(e -> assertThat(e)
+                    .isInstanceOfSatisfying(UpstreamRateLimitedException.class,
+                            u -> assertThat(u.pausedUntil()).isEqualTo(now.plusSeconds(600))))
+                    .verify(Duration.ofSeconds(10));
+        });
+        runner.withPropertyValues(T + "max-pause=0s").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("zae.limiter.client.targets.provider.max-pause"));
+    }
+
     @Test
     void theEntityComesFromARequestAttributeAndAnEntityPauseHoldsBackOnlyIt() {
         runner.withPropertyValues(T + "entity.id=", T + "entity.attribute=apiKey", T + "pause=entity")
@@ -196,6 +330,24 @@ class OutboundRateLimitsTests {
             upstream.then(200, Map.of("X-Tokens-Used", "250"));
             restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat").retrieve().body(String.class);
             assertThat(context.getBean(RateLimiter.class).available("shared", "provider")).containsEntry("tpm", 750L);
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-500", "many", "9223372036854775807"})
+    void anAdjustHeaderThatCannotBeAppliedLeavesTheCallAndItsLeaseAsConsumed(String used) {
+        runner.withPropertyValues(T + "consume.tpm=10", T + "adjust-from.tpm=X-Tokens-Used",
+                T + "adjust-from.nope=X-Tokens-Used").run(context -> {
+            RateLimiter limiter = context.getBean(RateLimiter.class);
+            upstream.then(200, Map.of("X-Tokens-Used", used));
+            assertThat(restClient(context.getBean(OutboundRateLimits.class)).get().uri("/v1/chat").retrieve()
+                    .body(String.class)).isEqualTo("ok");
+            assertThat(limiter.available("shared", "provider")).containsEntry("rpm", 99L).containsEntry("tpm", 990L);
+
+            upstream.then(200, Map.of("X-Tokens-Used", used));
+            StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
+                    .retrieve().bodyToMono(String.class)).expectNext("ok").verifyComplete();
+            assertThat(limiter.available("shared", "provider")).containsEntry("rpm", 98L).containsEntry("tpm", 980L);
         });
     }
 
@@ -272,7 +424,8 @@ class OutboundRateLimitsTests {
             StepVerifier.create(webClient(context.getBean(ReactiveOutboundRateLimits.class)).get().uri("/v1/chat")
                     .retrieve().bodyToMono(String.class)).expectNext("ok").verifyComplete();
             assertThat(upstream.requests()).isEqualTo(2);
-            assertThat(waits).containsExactly(Duration.ofSeconds(5));
+            assertThat(waits).singleElement().satisfies(wait -> assertThat(wait)
+                    .as("with jitter").isBetween(Duration.ofSeconds(5), Duration.ofMillis(5500)));
         });
     }
 }
