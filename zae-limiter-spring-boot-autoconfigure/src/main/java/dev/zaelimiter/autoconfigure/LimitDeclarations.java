@@ -503,8 +503,9 @@ public final class LimitDeclarations {
 
     /**
      * The settings whose last change in the audit log was made by the declarations actor and that the declarations
-     * no longer make: what prune removes. A setting changed through the admin API since is not among them. Entity
-     * records are removed last.
+     * no longer make: what prune removes. A setting changed through the admin API since is not among them, nor is
+     * the record of an entity that has such a setting (removing the record would delete them). Entity records are
+     * removed last.
      */
     private List<Setting> writtenByEarlierDeclarations(RateLimiterAdmin admin, java.util.Set<List<String>> declared,
             List<String> warnings) {
@@ -530,6 +531,13 @@ public final class LimitDeclarations {
                     + " apart and none is removed");
             return List.of();
         }
+        java.util.Set<String> configuredByOthers = new java.util.HashSet<>();
+        latest.forEach((key, event) -> {
+            if (key.get(0) != null && !RECORD.equals(key.get(2)) && !event.actor().equals(actor)
+                    && event.after() != null) {
+                configuredByOthers.add(key.get(0));
+            }
+        });
         List<Setting> removed = new ArrayList<>();
         List<Setting> records = new ArrayList<>();
         latest.forEach((key, event) -> {
@@ -538,7 +546,10 @@ public final class LimitDeclarations {
             if (event.actor().equals(actor) && stillSet && !declared.contains(key)) {
                 Setting setting = new Setting(key.get(0), key.get(1), key.get(2), null);
                 if (RECORD.equals(key.get(2))) {
-                    if (admin.children(key.get(0)).isEmpty()) {
+                    if (configuredByOthers.contains(key.get(0))) {
+                        warnings.add("entity " + key.get(0) + " is no longer declared but has settings written"
+                                + " through the admin API since; it is kept with them");
+                    } else if (admin.children(key.get(0)).isEmpty()) {
                         records.add(setting);
                     } else {
                         warnings.add("entity " + key.get(0) + " is no longer declared but has children; it is kept");

@@ -91,6 +91,29 @@ class DeclarationPlanTests {
     }
 
     @Test
+    void pruneKeepsAnUndeclaredEntityWhoseLimitsAnOperatorSet(CapturedOutput output) {
+        runner(FIRST).run(context -> assertThat(context).hasNotFailed());
+        admin.admin().setLimits("org-1", "gpt-4", List.of(Limit.perMinute("rpm", 7)));          // by an operator
+
+        runner("zae.limiter.declarations.mode=prune",
+                "zae.limiter.resources.gpt-4.limits.rpm.capacity=100").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(LimitDeclarations.class).plan(context.getBean(RateLimiter.class)
+                            .admin()).warnings()).containsExactly("entity org-1 is no longer declared but has"
+                            + " settings written through the admin API since; it is kept with them");
+                });
+        assertThat(admin.admin().getEntity("org-1")).isPresent();
+        assertThat(admin.admin().getLimits("org-1", "gpt-4")).containsExactly(Limit.perMinute("rpm", 7));
+        assertThat(output).contains("WARN").contains("entity org-1 is no longer declared");
+
+        admin.admin().deleteLimits("org-1", "gpt-4");
+        runner("zae.limiter.declarations.mode=prune",
+                "zae.limiter.resources.gpt-4.limits.rpm.capacity=100").run(context -> assertThat(context)
+                        .hasNotFailed());
+        assertThat(admin.admin().getEntity("org-1")).as("nothing of the operator's is left").isEmpty();
+    }
+
+    @Test
     void verifyWritesNothingAndFailsOrWarnsOnDrift(CapturedOutput output) {
         admin.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 50)));
         runner("zae.limiter.declarations.mode=verify", "zae.limiter.resources.gpt-4.limits.rpm.capacity=100")
