@@ -53,13 +53,13 @@ public final class LimitDeclarations {
     private final String actor;
 
     private LimitDeclarations(List<Limit> system, List<LevelDeclaration> resources, List<EntityLevels> entities,
-            ZaeLimiterProperties properties) {
+            ZaeLimiterProperties properties, String applicationName) {
         this.system = system;
         this.resources = resources;
         this.entities = entities;
         this.mode = properties.getDeclarations().getMode();
         this.onDrift = properties.getDeclarations().getOnDrift();
-        this.actor = properties.getAudit().getDeclarationsActor();
+        this.actor = properties.getAudit().declarationsActorOf(applicationName);
     }
 
     /**
@@ -68,6 +68,17 @@ public final class LimitDeclarations {
      * @throws InvalidDeclarationException for the first declaration that breaks a rule, naming its property
      */
     public static LimitDeclarations from(ZaeLimiterProperties properties) {
+        return from(properties, null);
+    }
+
+    /**
+     * Converts and checks every declaration of the application named {@code applicationName} (may be {@code null}),
+     * whose changes are attributed to {@code declarations:{applicationName}} unless
+     * {@code zae.limiter.audit.declarations-actor} says otherwise.
+     *
+     * @throws InvalidDeclarationException for the first declaration that breaks a rule, naming its property
+     */
+    public static LimitDeclarations from(ZaeLimiterProperties properties, String applicationName) {
         List<Limit> system = limits(PREFIX + ".system.limits", properties.getSystem().getLimits());
         List<LevelDeclaration> resources = new ArrayList<>();
         properties.getResources().forEach((name, resource) -> {
@@ -98,7 +109,7 @@ public final class LimitDeclarations {
             entities.add(new EntityLevels(entity, declaration.getDisabled(), levels));
         });
         entities.sort(Comparator.comparing(e -> e.entity().parentId() != null));
-        return new LimitDeclarations(system, resources, entities, properties);
+        return new LimitDeclarations(system, resources, entities, properties, applicationName);
     }
 
     private static LevelDeclaration level(String path, String resource, Resource level) {
