@@ -67,6 +67,7 @@ final class UsageRecorder implements AutoCloseable {
     /** What waits for a period: one write in flight (unanswered), and the counts that will follow it. */
     private static final class Outgoing {
         UsageWrite inFlight;
+        int rejections;
         Map<String, UsageCounts> next = new HashMap<>();
     }
 
@@ -215,17 +216,23 @@ final class UsageRecorder implements AutoCloseable {
 
     // ---- flushing
 
+    /** How many times a write the store rejects (not one it could not take) is sent before it is set aside. */
+    static final int MAX_REJECTIONS = 3;
+
     /**
-     * Drains the counters and sends each period with counts (or an unanswered write) one write.
+     * Drains the counters and sends each period with counts (or an unanswered write) one write. A period whose write
+     * fails does not hold back the others; a write the store rejects as invalid (rather than being unavailable) is
+     * set aside with a warning after {@value #MAX_REJECTIONS} attempts.
      *
      * @return whether every write was answered
-     * @throws dev.zaelimiter.StoreUnavailableException when the store could not be written; nothing is lost, the
-     *                                                   next flush sends it again
+     * @throws RuntimeException the first failure, after every period was tried; when the store could not be written
+     *                          ({@link StoreUnavailableException}) nothing is lost, the next flush sends it again
      */
     boolean flush() {
         synchronized (flushLock) {
             drain();
             boolean complete = true;
+            RuntimeException failure = null;
             for (Iterator<Map.Entry<Target, Outgoing>> it = outgoing.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<Target, Outgoing> entry = it.next();
                 Outgoing out = entry.getValue();
@@ -239,13 +246,32 @@ final class UsageRecorder implements AutoCloseable {
                             out.next), writerId, sequence.incrementAndGet());
                     out.next = new HashMap<>();
                 }
-                store.add(out.inFlight);
+                try {
+                    store.add(out.inFlight);
+                } catch (StoreUnavailableException e) {
+                    failure = failure != null ? failure : e;
+                    complete = false;
+                    continue;
+                } catch (RuntimeException e) {
+                    failure = failure != null ? failure : e;
+                    complete = false;
+                    if (++out.rejections < MAX_REJECTIONS) {
+                        continue;
+                    }
+                    log.warn("usage history set aside after {} rejected writes ({} of {} from {}): {}",
+                            out.rejections, out.inFlight.period().granularity(), out.inFlight.period().key(),
+                            out.inFlight.period().startMillis(), e.getMessage());
+                }
                 out.inFlight = null;
+                out.rejections = 0;
                 if (!out.next.isEmpty()) {
                     complete = false;
                 } else {
                     it.remove();
                 }
+            }
+            if (failure != null) {
+                throw failure;
             }
             return complete;
         }
@@ -304,18 +330,28 @@ final class UsageRecorder implements AutoCloseable {
         }
     }
 
-    /** Stops the background flush and sends what is left (a few rounds, until every period is answered). */
+    /**
+     * Stops the background flush and sends what is left: at most {@value #MAX_REJECTIONS} rounds, until every period
+     * is answered; what the store still could not take after them is lost, with a warning.
+     */
     @Override
     public void close() {
         if (schedule != null) {
             schedule.cancel(false);
         }
-        try {
-            for (int round = 0; round < 3 && !flush(); round++) {
-                // a period had counts behind an unanswered write: send them too
+        RuntimeException failure = null;
+        for (int round = 0; round < MAX_REJECTIONS; round++) {
+            try {
+                if (flush()) {
+                    return;
+                }
+                failure = null;                  // counts were left behind an answered write: send them too
+            } catch (RuntimeException e) {
+                failure = e;
             }
-        } catch (RuntimeException e) {
-            log.warn("usage history of this process not written on close: {}", e.getMessage());
+        }
+        if (failure != null) {
+            log.warn("usage history of this process not written on close: {}", failure.getMessage());
         }
     }
 }
