@@ -156,10 +156,10 @@ public final class RateLimiter implements AutoCloseable {
             return lease;
         }
         if (!result.admitted()) {
-            if (usage != null) {
-                usage.refused(plan.debits(), now);
-            }
             List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
+            if (usage != null) {
+                usage.refused(statuses, now);
+            }
             notify(request, Decision.Outcome.REJECTED, statuses, started);
             throw new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false);
         }

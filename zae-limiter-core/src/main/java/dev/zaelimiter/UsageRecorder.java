@@ -144,14 +144,15 @@ final class UsageRecorder implements AutoCloseable {
         }
     }
 
-    /** A call a hard limit refused. */
-    void refused(List<BucketDebit> debits, long now) {
-        for (BucketDebit debit : debits) {
-            SlotCounters slot = enter(debit.key(), now);
+    /** A call a hard limit refused: counted on each hard limit whose status says it was exceeded. */
+    void refused(List<LimitStatus> statuses, long now) {
+        for (LimitStatus status : statuses) {
+            if (!status.exceeded() || status.soft()) {
+                continue;
+            }
+            SlotCounters slot = enter(new BucketKey(status.entityId(), status.resource()), now);
             try {
-                for (Limit limit : debit.limits()) {
-                    counters(slot, limit.name()).refused.incrementAndGet();
-                }
+                counters(slot, status.limitName()).refused.incrementAndGet();
             } finally {
                 slot.writers.decrementAndGet();
             }

@@ -115,6 +115,20 @@ class UsageRecorderTest {
     }
 
     @Test
+    void aRefusalCountsOnlyOnTheLimitsThatWereExceeded() {
+        RateLimiter limiter = RateLimiter.builder().store(new InMemoryStore()).clock(clock)
+                .usageFlushInterval(Duration.ZERO).build();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1), Limit.perMinute("tpm", 1000)));
+        limiter.acquire("user-1", "api", Map.of("rpm", 1L, "tpm", 10L)).close();
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", 1L, "tpm", 10L)))
+                .isInstanceOf(RateLimitExceededException.class);
+
+        assertThat(limiter.admin().usage("user-1", UsageGranularity.HOUR, START, LATER))
+                .extracting(Usage::limitName, Usage::admitted, Usage::refused)
+                .containsExactly(tuple("rpm", 1L, 1L), tuple("tpm", 1L, 0L));
+    }
+
+    @Test
     void manyThreadsAcrossAnHourBoundaryAreCountedExactly() throws Exception {
         InMemoryStore store = new InMemoryStore();
         RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO)

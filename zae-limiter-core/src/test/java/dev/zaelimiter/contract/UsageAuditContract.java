@@ -53,14 +53,14 @@ public abstract class UsageAuditContract extends StoreContractSupport {
         assertThat(hours).extracting(Usage::from, Usage::limitName, Usage::consumed, Usage::admitted, Usage::refused,
                 Usage::overdrawn, Usage::bypassed).containsExactly(
                 tuple(START, "rpm", 2L, 2L, 1L, 0L, 0L),
-                tuple(START, "tpm", 160L, 2L, 1L, 2L, 0L),
+                tuple(START, "tpm", 160L, 2L, 0L, 2L, 0L),
                 tuple(START.plusSeconds(3600), "rpm", 1L, 1L, 0L, 0L, 0L),
                 tuple(START.plusSeconds(3600), "tpm", 25L, 1L, 0L, 0L, 0L));
         assertThat(hours.get(0).to()).isEqualTo(START.plusSeconds(3600));
         assertThat(admin.usage("user-1", "gpt-4", "tpm", UsageGranularity.DAY, START, DAY_AFTER))
                 .extracting(Usage::from, Usage::to, Usage::consumed, Usage::admitted, Usage::refused,
                         Usage::overdrawn)
-                .containsExactly(tuple(START, DAY_AFTER, 185L, 3L, 1L, 2L));
+                .as("a soft limit never refuses").containsExactly(tuple(START, DAY_AFTER, 185L, 3L, 0L, 2L));
         assertThat(admin.usage("user-2", "gpt-4", "tpm", UsageGranularity.HOUR, START, DAY_AFTER))
                 .extracting(Usage::consumed, Usage::admitted, Usage::bypassed)
                 .containsExactly(tuple(0L, 1L, 70L));
