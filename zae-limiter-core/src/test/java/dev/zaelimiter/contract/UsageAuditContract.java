@@ -124,6 +124,20 @@ public abstract class UsageAuditContract extends StoreContractSupport {
     }
 
     @Test
+    void anUpstreamPauseIsAttributedToUpstreamNotToTheSignedInUser() {
+        RateLimiter alice = RateLimiter.builder().store(store).clock(clock).actor(() -> "alice").build();
+        alice.pause("openai", Duration.ofMinutes(1));
+        clock.advance(Duration.ofSeconds(1));
+        alice.pauseFromRetryAfter("openai", "20");
+        clock.advance(Duration.ofSeconds(1));
+        alice.pauseFromRetryAfter("user-1", "openai", "30");
+
+        assertThat(alice.admin().audit(AuditQuery.all()).events()).extracting(AuditEvent::actor,
+                AuditEvent::action, AuditEvent::entityId).containsExactly(tuple("upstream", "pause", "user-1"),
+                tuple("upstream", "pause", null), tuple("alice", "pause", null));
+    }
+
+    @Test
     void everyChangeIsAnAuditEventWithWhoWhenBeforeAndAfter() {
         RateLimiter alice = RateLimiter.builder().store(store).clock(clock).actor(() -> "alice").build();
         alice.admin().setSystemDefaults(List.of(Limit.perMinute("rpm", 10)));
