@@ -33,9 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * flush. A call only adds to counters held in memory.
  *
  * <p>Exact: counters are drained atomically, and each period has at most one write in flight. A write that failed
- * (or whose answer was lost) is sent again unchanged, with the same sequence number, until the store answers; the
- * store applies a writer's sequence to a period once, so a retried or duplicated write never counts twice. New
- * counts wait for the next sequence.
+ * (or whose answer was lost) is sent again unchanged, with the same sequence number, until the store answers (or,
+ * when the store rejects it as invalid, until {@link #MAX_REJECTIONS} attempts set it aside); the store applies a
+ * writer's sequence to a period once, so a retried or duplicated write never counts twice. New counts wait for the
+ * next sequence.
  */
 final class UsageRecorder implements AutoCloseable {
 
