@@ -156,10 +156,10 @@ public final class RateLimiter implements AutoCloseable {
             return lease;
         }
         if (!result.admitted()) {
-            if (usage != null) {
-                usage.refused(plan.debits(), now);
-            }
             List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
+            if (usage != null) {
+                usage.refused(statuses, now);
+            }
             notify(request, Decision.Outcome.REJECTED, statuses, started);
             throw new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false);
         }
@@ -345,17 +345,23 @@ public final class RateLimiter implements AutoCloseable {
                 Identifiers.resource("resource", resource)), duration);
     }
 
+    /** Who the pauses asked by an upstream {@code Retry-After} are attributed to in the audit log. */
+    static final String UPSTREAM_ACTOR = "upstream";
+
     /**
      * Pauses {@code resource} as an upstream {@code Retry-After} header asks: a number of seconds (one too large to
      * represent counts as 2^31 seconds) or an HTTP date in any of the three formats RFC 9110 has recipients read
-     * (IMF-fixdate, RFC 850, asctime).
+     * (IMF-fixdate, RFC 850, asctime). The pause is an automatic one: its audit event names the actor
+     * {@value #UPSTREAM_ACTOR}, not whoever is signed in.
      *
      * @return when the pause ends, or empty when the value asks for no wait
      * @throws ValidationException when {@code retryAfter} is neither
      */
     public Optional<Instant> pauseFromRetryAfter(String resource, String retryAfter) {
         Duration wait = RetryAfter.parse(retryAfter, clock.instant());
-        return wait.isZero() || wait.isNegative() ? Optional.empty() : Optional.of(pause(resource, wait));
+        return wait.isZero() || wait.isNegative() ? Optional.empty()
+                : Optional.of(pauseUntil(ConfigScope.resource(Identifiers.resource("resource", resource)), wait,
+                        audit.as(UPSTREAM_ACTOR)));
     }
 
     /**
@@ -364,7 +370,9 @@ public final class RateLimiter implements AutoCloseable {
      */
     public Optional<Instant> pauseFromRetryAfter(String entityId, String resource, String retryAfter) {
         Duration wait = RetryAfter.parse(retryAfter, clock.instant());
-        return wait.isZero() || wait.isNegative() ? Optional.empty() : Optional.of(pause(entityId, resource, wait));
+        return wait.isZero() || wait.isNegative() ? Optional.empty()
+                : Optional.of(pauseUntil(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
+                        Identifiers.resource("resource", resource)), wait, audit.as(UPSTREAM_ACTOR)));
     }
 
     /** Ends a pause of {@code resource} early. */
@@ -383,6 +391,10 @@ public final class RateLimiter implements AutoCloseable {
     }
 
     private Instant pauseUntil(ConfigScope scope, Duration duration) {
+        return pauseUntil(scope, duration, audit);
+    }
+
+    private Instant pauseUntil(ConfigScope scope, Duration duration, AuditLog audit) {
         if (duration == null || duration.isNegative() || duration.isZero()) {
             throw new ValidationException("duration", duration, "a pause lasts more than zero");
         }

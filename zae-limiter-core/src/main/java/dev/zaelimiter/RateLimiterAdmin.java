@@ -407,7 +407,7 @@ public final class RateLimiterAdmin {
         if (usage != null) {
             try {
                 usage.flush();
-            } catch (StoreUnavailableException e) {
+            } catch (StoreUnavailableException | ValidationException e) {
                 // this process's latest counts are kept for the next flush; read what the store has
             }
         }

@@ -33,9 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * flush. A call only adds to counters held in memory.
  *
  * <p>Exact: counters are drained atomically, and each period has at most one write in flight. A write that failed
- * (or whose answer was lost) is sent again unchanged, with the same sequence number, until the store answers; the
- * store applies a writer's sequence to a period once, so a retried or duplicated write never counts twice. New
- * counts wait for the next sequence.
+ * (or whose answer was lost) is sent again unchanged, with the same sequence number, until the store answers (or,
+ * when the store rejects it as invalid, until {@link #MAX_REJECTIONS} attempts set it aside); the store applies a
+ * writer's sequence to a period once, so a retried or duplicated write never counts twice. New counts wait for the
+ * next sequence.
  */
 final class UsageRecorder implements AutoCloseable {
 
@@ -67,6 +68,7 @@ final class UsageRecorder implements AutoCloseable {
     /** What waits for a period: one write in flight (unanswered), and the counts that will follow it. */
     private static final class Outgoing {
         UsageWrite inFlight;
+        int rejections;
         Map<String, UsageCounts> next = new HashMap<>();
     }
 
@@ -143,14 +145,15 @@ final class UsageRecorder implements AutoCloseable {
         }
     }
 
-    /** A call a hard limit refused. */
-    void refused(List<BucketDebit> debits, long now) {
-        for (BucketDebit debit : debits) {
-            SlotCounters slot = enter(debit.key(), now);
+    /** A call a hard limit refused: counted on each hard limit whose status says it was exceeded. */
+    void refused(List<LimitStatus> statuses, long now) {
+        for (LimitStatus status : statuses) {
+            if (!status.exceeded() || status.soft()) {
+                continue;
+            }
+            SlotCounters slot = enter(new BucketKey(status.entityId(), status.resource()), now);
             try {
-                for (Limit limit : debit.limits()) {
-                    counters(slot, limit.name()).refused.incrementAndGet();
-                }
+                counters(slot, status.limitName()).refused.incrementAndGet();
             } finally {
                 slot.writers.decrementAndGet();
             }
@@ -215,17 +218,23 @@ final class UsageRecorder implements AutoCloseable {
 
     // ---- flushing
 
+    /** How many times a write the store rejects (not one it could not take) is sent before it is set aside. */
+    static final int MAX_REJECTIONS = 3;
+
     /**
-     * Drains the counters and sends each period with counts (or an unanswered write) one write.
+     * Drains the counters and sends each period with counts (or an unanswered write) one write. A period whose write
+     * fails does not hold back the others; a write the store rejects as invalid (rather than being unavailable) is
+     * set aside with a warning after {@value #MAX_REJECTIONS} attempts.
      *
      * @return whether every write was answered
-     * @throws dev.zaelimiter.StoreUnavailableException when the store could not be written; nothing is lost, the
-     *                                                   next flush sends it again
+     * @throws RuntimeException the first failure, after every period was tried; when the store could not be written
+     *                          ({@link StoreUnavailableException}) nothing is lost, the next flush sends it again
      */
     boolean flush() {
         synchronized (flushLock) {
             drain();
             boolean complete = true;
+            RuntimeException failure = null;
             for (Iterator<Map.Entry<Target, Outgoing>> it = outgoing.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<Target, Outgoing> entry = it.next();
                 Outgoing out = entry.getValue();
@@ -239,13 +248,32 @@ final class UsageRecorder implements AutoCloseable {
                             out.next), writerId, sequence.incrementAndGet());
                     out.next = new HashMap<>();
                 }
-                store.add(out.inFlight);
+                try {
+                    store.add(out.inFlight);
+                } catch (StoreUnavailableException e) {
+                    failure = failure != null ? failure : e;
+                    complete = false;
+                    continue;
+                } catch (RuntimeException e) {
+                    failure = failure != null ? failure : e;
+                    complete = false;
+                    if (++out.rejections < MAX_REJECTIONS) {
+                        continue;
+                    }
+                    log.warn("usage history set aside after {} rejected writes ({} of {} from {}): {}",
+                            out.rejections, out.inFlight.period().granularity(), out.inFlight.period().key(),
+                            out.inFlight.period().startMillis(), e.getMessage());
+                }
                 out.inFlight = null;
+                out.rejections = 0;
                 if (!out.next.isEmpty()) {
                     complete = false;
                 } else {
                     it.remove();
                 }
+            }
+            if (failure != null) {
+                throw failure;
             }
             return complete;
         }
@@ -304,18 +332,28 @@ final class UsageRecorder implements AutoCloseable {
         }
     }
 
-    /** Stops the background flush and sends what is left (a few rounds, until every period is answered). */
+    /**
+     * Stops the background flush and sends what is left: at most {@value #MAX_REJECTIONS} rounds, until every period
+     * is answered; what the store still could not take after them is lost, with a warning.
+     */
     @Override
     public void close() {
         if (schedule != null) {
             schedule.cancel(false);
         }
-        try {
-            for (int round = 0; round < 3 && !flush(); round++) {
-                // a period had counts behind an unanswered write: send them too
+        RuntimeException failure = null;
+        for (int round = 0; round < MAX_REJECTIONS; round++) {
+            try {
+                if (flush()) {
+                    return;
+                }
+                failure = null;                  // counts were left behind an answered write: send them too
+            } catch (RuntimeException e) {
+                failure = e;
             }
-        } catch (RuntimeException e) {
-            log.warn("usage history of this process not written on close: {}", e.getMessage());
+        }
+        if (failure != null) {
+            log.warn("usage history of this process not written on close: {}", failure.getMessage());
         }
     }
 }

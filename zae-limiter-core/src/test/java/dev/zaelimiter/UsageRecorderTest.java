@@ -68,6 +68,67 @@ class UsageRecorderTest {
     }
 
     @Test
+    void aPeriodTheStoreCannotTakeDoesNotHoldBackTheOthers() {
+        ForwardingStore store = new ForwardingStore(new InMemoryStore());
+        RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO)
+                .build();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1000)));
+        store.failUsageOf("user-0", () -> new StoreUnavailableException("user-0's partition is down", null));
+        limiter.acquire("user-0", "api", Map.of("rpm", 1L)).close();
+        acquire(limiter, 3);
+
+        assertThatThrownBy(limiter::flushUsage).isInstanceOf(StoreUnavailableException.class);
+        assertThat(admitted(limiter, UsageGranularity.HOUR)).as("user-1 is written despite user-0").isEqualTo(3);
+        acquire(limiter, 2);
+        assertThatThrownBy(limiter::flushUsage).isInstanceOf(StoreUnavailableException.class);
+        assertThat(admitted(limiter, UsageGranularity.HOUR)).as("and again at the next flush").isEqualTo(5);
+
+        store.healUsageOf("user-0");
+        limiter.flushUsage();
+        assertThat(limiter.admin().usage("user-0", "api", "rpm", UsageGranularity.HOUR, START, LATER))
+                .extracting(Usage::admitted).as("nothing of user-0 was lost").containsExactly(1L);
+    }
+
+    @Test
+    void aWriteTheStoreRejectsIsSetAsideAfterAFewAttempts() {
+        ForwardingStore store = new ForwardingStore(new InMemoryStore());
+        RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO)
+                .build();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1000)));
+        store.failUsageOf("user-0", () -> new ValidationException("usage period", "user-0", "item too large"));
+        limiter.acquire("user-0", "api", Map.of("rpm", 1L)).close();
+        acquire(limiter, 3);
+
+        for (int attempt = 1; attempt < UsageRecorder.MAX_REJECTIONS; attempt++) {
+            assertThatThrownBy(limiter::flushUsage).isInstanceOf(ValidationException.class);
+        }
+        assertThatThrownBy(limiter::flushUsage).as("the last attempt still reports the rejection")
+                .isInstanceOf(ValidationException.class);
+        int failed = store.failedUsageWrites();
+        limiter.flushUsage();
+        assertThat(store.failedUsageWrites()).as("set aside: not sent again").isEqualTo(failed);
+
+        acquire(limiter, 2);
+        limiter.flushUsage();
+        assertThat(admitted(limiter, UsageGranularity.HOUR)).isEqualTo(5);
+        assertThat(admitted(limiter, UsageGranularity.DAY)).isEqualTo(5);
+    }
+
+    @Test
+    void aRefusalCountsOnlyOnTheLimitsThatWereExceeded() {
+        RateLimiter limiter = RateLimiter.builder().store(new InMemoryStore()).clock(clock)
+                .usageFlushInterval(Duration.ZERO).build();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1), Limit.perMinute("tpm", 1000)));
+        limiter.acquire("user-1", "api", Map.of("rpm", 1L, "tpm", 10L)).close();
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", 1L, "tpm", 10L)))
+                .isInstanceOf(RateLimitExceededException.class);
+
+        assertThat(limiter.admin().usage("user-1", UsageGranularity.HOUR, START, LATER))
+                .extracting(Usage::limitName, Usage::admitted, Usage::refused)
+                .containsExactly(tuple("rpm", 1L, 1L), tuple("tpm", 1L, 0L));
+    }
+
+    @Test
     void manyThreadsAcrossAnHourBoundaryAreCountedExactly() throws Exception {
         InMemoryStore store = new InMemoryStore();
         RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO)

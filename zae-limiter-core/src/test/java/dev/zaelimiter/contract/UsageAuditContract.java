@@ -53,14 +53,14 @@ public abstract class UsageAuditContract extends StoreContractSupport {
         assertThat(hours).extracting(Usage::from, Usage::limitName, Usage::consumed, Usage::admitted, Usage::refused,
                 Usage::overdrawn, Usage::bypassed).containsExactly(
                 tuple(START, "rpm", 2L, 2L, 1L, 0L, 0L),
-                tuple(START, "tpm", 160L, 2L, 1L, 2L, 0L),
+                tuple(START, "tpm", 160L, 2L, 0L, 2L, 0L),
                 tuple(START.plusSeconds(3600), "rpm", 1L, 1L, 0L, 0L, 0L),
                 tuple(START.plusSeconds(3600), "tpm", 25L, 1L, 0L, 0L, 0L));
         assertThat(hours.get(0).to()).isEqualTo(START.plusSeconds(3600));
         assertThat(admin.usage("user-1", "gpt-4", "tpm", UsageGranularity.DAY, START, DAY_AFTER))
                 .extracting(Usage::from, Usage::to, Usage::consumed, Usage::admitted, Usage::refused,
                         Usage::overdrawn)
-                .containsExactly(tuple(START, DAY_AFTER, 185L, 3L, 1L, 2L));
+                .as("a soft limit never refuses").containsExactly(tuple(START, DAY_AFTER, 185L, 3L, 0L, 2L));
         assertThat(admin.usage("user-2", "gpt-4", "tpm", UsageGranularity.HOUR, START, DAY_AFTER))
                 .extracting(Usage::consumed, Usage::admitted, Usage::bypassed)
                 .containsExactly(tuple(0L, 1L, 70L));
@@ -121,6 +121,20 @@ public abstract class UsageAuditContract extends StoreContractSupport {
                 .isInstanceOf(ValidationException.class).hasMessageContaining("from");
         assertThatThrownBy(() -> admin.topUsage("gpt-4", "tpm", UsageGranularity.DAY, START, DAY_AFTER, 0))
                 .isInstanceOf(ValidationException.class).hasMessageContaining("n");
+    }
+
+    @Test
+    void anUpstreamPauseIsAttributedToUpstreamNotToTheSignedInUser() {
+        RateLimiter alice = RateLimiter.builder().store(store).clock(clock).actor(() -> "alice").build();
+        alice.pause("openai", Duration.ofMinutes(1));
+        clock.advance(Duration.ofSeconds(1));
+        alice.pauseFromRetryAfter("openai", "20");
+        clock.advance(Duration.ofSeconds(1));
+        alice.pauseFromRetryAfter("user-1", "openai", "30");
+
+        assertThat(alice.admin().audit(AuditQuery.all()).events()).extracting(AuditEvent::actor,
+                AuditEvent::action, AuditEvent::entityId).containsExactly(tuple("upstream", "pause", "user-1"),
+                tuple("upstream", "pause", null), tuple("alice", "pause", null));
     }
 
     @Test

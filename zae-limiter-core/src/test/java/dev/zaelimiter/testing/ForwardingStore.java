@@ -29,6 +29,9 @@ public final class ForwardingStore implements LimiterStore {
     private final AtomicInteger duplicates = new AtomicInteger();
     private final AtomicInteger duplicated = new AtomicInteger();
     private final UsageStore usage;
+    private final java.util.Map<String, java.util.function.Supplier<RuntimeException>> usageFailures =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private final AtomicInteger usageFailuresSeen = new AtomicInteger();
     private final boolean auditable;
 
     public ForwardingStore(LimiterStore delegate) {
@@ -48,6 +51,12 @@ public final class ForwardingStore implements LimiterStore {
         this.usage = history == null ? null : new UsageStore() {
             @Override
             public boolean add(UsageWrite write) {
+                java.util.function.Supplier<RuntimeException> failure = usageFailures.get(write.period().key()
+                        .entityId());
+                if (failure != null) {
+                    usageFailuresSeen.incrementAndGet();
+                    throw failure.get();
+                }
                 boolean added = history.add(write);
                 if (duplicates.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                     if (history.add(write)) {
@@ -70,6 +79,21 @@ public final class ForwardingStore implements LimiterStore {
                 return history.resourceUsage(resource, granularity, fromMillis, toMillis);
             }
         };
+    }
+
+    /** Fails every usage write of {@code entityId} with what {@code failure} makes, until told otherwise. */
+    public void failUsageOf(String entityId, java.util.function.Supplier<RuntimeException> failure) {
+        usageFailures.put(entityId, failure);
+    }
+
+    /** Lets the usage writes of {@code entityId} through again. */
+    public void healUsageOf(String entityId) {
+        usageFailures.remove(entityId);
+    }
+
+    /** How many usage writes {@link #failUsageOf} failed. */
+    public int failedUsageWrites() {
+        return usageFailuresSeen.get();
     }
 
     /** Delivers each of the next {@code writes} usage writes twice. */

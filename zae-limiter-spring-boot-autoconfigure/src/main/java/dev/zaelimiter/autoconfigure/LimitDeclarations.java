@@ -53,13 +53,13 @@ public final class LimitDeclarations {
     private final String actor;
 
     private LimitDeclarations(List<Limit> system, List<LevelDeclaration> resources, List<EntityLevels> entities,
-            ZaeLimiterProperties properties) {
+            ZaeLimiterProperties properties, String applicationName) {
         this.system = system;
         this.resources = resources;
         this.entities = entities;
         this.mode = properties.getDeclarations().getMode();
         this.onDrift = properties.getDeclarations().getOnDrift();
-        this.actor = properties.getAudit().getDeclarationsActor();
+        this.actor = properties.getAudit().declarationsActorOf(applicationName);
     }
 
     /**
@@ -68,6 +68,17 @@ public final class LimitDeclarations {
      * @throws InvalidDeclarationException for the first declaration that breaks a rule, naming its property
      */
     public static LimitDeclarations from(ZaeLimiterProperties properties) {
+        return from(properties, null);
+    }
+
+    /**
+     * Converts and checks every declaration of the application named {@code applicationName} (may be {@code null}),
+     * whose changes are attributed to {@code declarations:{applicationName}} unless
+     * {@code zae.limiter.audit.declarations-actor} says otherwise.
+     *
+     * @throws InvalidDeclarationException for the first declaration that breaks a rule, naming its property
+     */
+    public static LimitDeclarations from(ZaeLimiterProperties properties, String applicationName) {
         List<Limit> system = limits(PREFIX + ".system.limits", properties.getSystem().getLimits());
         List<LevelDeclaration> resources = new ArrayList<>();
         properties.getResources().forEach((name, resource) -> {
@@ -98,7 +109,7 @@ public final class LimitDeclarations {
             entities.add(new EntityLevels(entity, declaration.getDisabled(), levels));
         });
         entities.sort(Comparator.comparing(e -> e.entity().parentId() != null));
-        return new LimitDeclarations(system, resources, entities, properties);
+        return new LimitDeclarations(system, resources, entities, properties, applicationName);
     }
 
     private static LevelDeclaration level(String path, String resource, Resource level) {
@@ -503,8 +514,9 @@ public final class LimitDeclarations {
 
     /**
      * The settings whose last change in the audit log was made by the declarations actor and that the declarations
-     * no longer make: what prune removes. A setting changed through the admin API since is not among them. Entity
-     * records are removed last.
+     * no longer make: what prune removes. A setting changed through the admin API since is not among them, nor is
+     * the record of an entity that has such a setting (removing the record would delete them). Entity records are
+     * removed last.
      */
     private List<Setting> writtenByEarlierDeclarations(RateLimiterAdmin admin, java.util.Set<List<String>> declared,
             List<String> warnings) {
@@ -530,6 +542,13 @@ public final class LimitDeclarations {
                     + " apart and none is removed");
             return List.of();
         }
+        java.util.Set<String> configuredByOthers = new java.util.HashSet<>();
+        latest.forEach((key, event) -> {
+            if (key.get(0) != null && !RECORD.equals(key.get(2)) && !event.actor().equals(actor)
+                    && event.after() != null) {
+                configuredByOthers.add(key.get(0));
+            }
+        });
         List<Setting> removed = new ArrayList<>();
         List<Setting> records = new ArrayList<>();
         latest.forEach((key, event) -> {
@@ -538,7 +557,10 @@ public final class LimitDeclarations {
             if (event.actor().equals(actor) && stillSet && !declared.contains(key)) {
                 Setting setting = new Setting(key.get(0), key.get(1), key.get(2), null);
                 if (RECORD.equals(key.get(2))) {
-                    if (admin.children(key.get(0)).isEmpty()) {
+                    if (configuredByOthers.contains(key.get(0))) {
+                        warnings.add("entity " + key.get(0) + " is no longer declared but has settings written"
+                                + " through the admin API since; it is kept with them");
+                    } else if (admin.children(key.get(0)).isEmpty()) {
                         records.add(setting);
                     } else {
                         warnings.add("entity " + key.get(0) + " is no longer declared but has children; it is kept");

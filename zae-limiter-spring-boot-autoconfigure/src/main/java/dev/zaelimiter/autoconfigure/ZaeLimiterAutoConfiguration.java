@@ -84,8 +84,8 @@ public class ZaeLimiterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public LimitDeclarations limitDeclarations(ZaeLimiterProperties properties) {
-        return LimitDeclarations.from(properties);
+    public LimitDeclarations limitDeclarations(ZaeLimiterProperties properties, Environment environment) {
+        return LimitDeclarations.from(properties, environment.getProperty("spring.application.name"));
     }
 
     /** Reports consumed limits that no declaration defines, once every bean (and so every rule user) exists. */

@@ -752,8 +752,12 @@ public class ZaeLimiterProperties {
          */
         private String actor;
 
-        /** Who changes applied from the declarations under zae.limiter are attributed to. */
-        private String declarationsActor = "declarations";
+        /**
+         * Who changes applied from the declarations under zae.limiter are attributed to, and whose earlier changes
+         * prune removes; "declarations:" followed by the application name (spring.application.name) when unset,
+         * else "declarations".
+         */
+        private String declarationsActor;
 
         /** How long audit events are kept (DynamoDB TTL). */
         private Duration retention = Duration.ofDays(730);
@@ -772,6 +776,15 @@ public class ZaeLimiterProperties {
 
         public void setDeclarationsActor(String declarationsActor) {
             this.declarationsActor = declarationsActor;
+        }
+
+        /** The declarations actor: the one set, else one named after the application (when it has a name). */
+        String declarationsActorOf(String applicationName) {
+            if (declarationsActor != null) {
+                return declarationsActor;
+            }
+            return applicationName == null || applicationName.isBlank() ? "declarations"
+                    : "declarations:" + applicationName;
         }
 
         public Duration getRetention() {

@@ -91,6 +91,48 @@ class DeclarationPlanTests {
     }
 
     @Test
+    void pruneKeepsAnUndeclaredEntityWhoseLimitsAnOperatorSet(CapturedOutput output) {
+        runner(FIRST).run(context -> assertThat(context).hasNotFailed());
+        admin.admin().setLimits("org-1", "gpt-4", List.of(Limit.perMinute("rpm", 7)));          // by an operator
+
+        runner("zae.limiter.declarations.mode=prune",
+                "zae.limiter.resources.gpt-4.limits.rpm.capacity=100").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(LimitDeclarations.class).plan(context.getBean(RateLimiter.class)
+                            .admin()).warnings()).containsExactly("entity org-1 is no longer declared but has"
+                            + " settings written through the admin API since; it is kept with them");
+                });
+        assertThat(admin.admin().getEntity("org-1")).isPresent();
+        assertThat(admin.admin().getLimits("org-1", "gpt-4")).containsExactly(Limit.perMinute("rpm", 7));
+        assertThat(output).contains("WARN").contains("entity org-1 is no longer declared");
+
+        admin.admin().deleteLimits("org-1", "gpt-4");
+        runner("zae.limiter.declarations.mode=prune",
+                "zae.limiter.resources.gpt-4.limits.rpm.capacity=100").run(context -> assertThat(context)
+                        .hasNotFailed());
+        assertThat(admin.admin().getEntity("org-1")).as("nothing of the operator's is left").isEmpty();
+    }
+
+    @Test
+    void twoApplicationsSharingATableDoNotPruneEachOther() {
+        runner("spring.application.name=billing", "zae.limiter.resources.invoices.limits.rpm.capacity=10")
+                .run(context -> assertThat(context).hasNotFailed());
+        runner("spring.application.name=search", "zae.limiter.declarations.mode=prune",
+                "zae.limiter.resources.query.limits.rps.capacity=5").run(context -> assertThat(context)
+                        .hasNotFailed());
+        assertThat(admin.admin().getResourceDefaults("invoices")).as("billing's limits survive search's prune")
+                .containsExactly(Limit.perMinute("rpm", 10));
+        assertThat(admin.admin().audit(AuditQuery.all()).events()).extracting(AuditEvent::actor)
+                .containsExactlyInAnyOrder("declarations:billing", "declarations:search");
+
+        runner("spring.application.name=billing", "zae.limiter.declarations.mode=prune",
+                "zae.limiter.resources.invoices2.limits.rpm.capacity=10").run(context -> assertThat(context)
+                        .hasNotFailed());
+        assertThat(admin.admin().getResourceDefaults("invoices")).as("billing prunes its own").isEmpty();
+        assertThat(admin.admin().getResourceDefaults("query")).containsExactly(Limit.perMinute("rps", 5));
+    }
+
+    @Test
     void verifyWritesNothingAndFailsOrWarnsOnDrift(CapturedOutput output) {
         admin.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 50)));
         runner("zae.limiter.declarations.mode=verify", "zae.limiter.resources.gpt-4.limits.rpm.capacity=100")

@@ -61,7 +61,7 @@ class UsageAndAuditAutoConfigurationTests {
                     .containsExactly(
                             org.assertj.core.groups.Tuple.tuple("alice", "set-limits", "batch"),
                             org.assertj.core.groups.Tuple.tuple("gateway", "set-limits", "batch"),
-                            org.assertj.core.groups.Tuple.tuple("declarations", "set-limits", "gpt-4"));
+                            org.assertj.core.groups.Tuple.tuple("declarations:gateway", "set-limits", "gpt-4"));
         });
     }
 
@@ -128,7 +128,7 @@ class UsageAndAuditAutoConfigurationTests {
             Map<String, Object> audit = endpoint.report("audit", null, "gpt-4", null, null, null, null, null, null,
                     1, null);
             assertThat((List<?>) audit.get("events")).singleElement().satisfies(row -> assertThat(asMap(row))
-                    .containsEntry("actor", "declarations").containsEntry("scope", "resource"));
+                    .containsEntry("actor", "declarations:gateway").containsEntry("scope", "resource"));
             assertThat(audit).doesNotContainKey("next_cursor");
 
             assertThatExceptionOfType(InvalidEndpointRequestException.class)

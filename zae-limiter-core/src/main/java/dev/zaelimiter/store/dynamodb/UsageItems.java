@@ -8,6 +8,7 @@ import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.store.UsagePeriod;
 import dev.zaelimiter.store.UsageStore;
 import dev.zaelimiter.store.UsageWrite;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -113,6 +114,12 @@ final class UsageItems implements UsageStore {
             return true;
         } catch (ConditionalCheckFailedException e) {
             return false;
+        } catch (AwsServiceException e) {
+            if (e.awsErrorDetails() != null && "ValidationException".equals(e.awsErrorDetails().errorCode())) {
+                throw new ValidationException("usage period", period.key() + " " + label, "DynamoDB rejects its"
+                        + " write: " + e.getMessage());
+            }
+            throw DynamoDbStore.unavailable("write usage history", e);
         } catch (SdkException e) {
             throw DynamoDbStore.unavailable("write usage history", e);
         }
