@@ -375,6 +375,22 @@ public final class RateLimiter implements AutoCloseable {
                         Identifiers.resource("resource", resource)), wait, audit.as(UPSTREAM_ACTOR)));
     }
 
+    /**
+     * Pauses {@code resource} for {@code duration} because an upstream provider asked for a break (a wait the caller
+     * already read from its answer), as {@link #pause(String, Duration)}; its audit event names the actor
+     * {@value #UPSTREAM_ACTOR}, not whoever is signed in.
+     */
+    public Instant pauseForUpstream(String resource, Duration duration) {
+        return pauseUntil(ConfigScope.resource(Identifiers.resource("resource", resource)), duration,
+                audit.as(UPSTREAM_ACTOR));
+    }
+
+    /** Pauses {@code entityId} on {@code resource} because an upstream provider asked for a break. */
+    public Instant pauseForUpstream(String entityId, String resource, Duration duration) {
+        return pauseUntil(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
+                Identifiers.resource("resource", resource)), duration, audit.as(UPSTREAM_ACTOR));
+    }
+
     /** Ends a pause of {@code resource} early. */
     public void resume(String resource) {
         ConfigScope scope = ConfigScope.resource(Identifiers.resource("resource", resource));

@@ -131,9 +131,14 @@ public abstract class UsageAuditContract extends StoreContractSupport {
         alice.pauseFromRetryAfter("openai", "20");
         clock.advance(Duration.ofSeconds(1));
         alice.pauseFromRetryAfter("user-1", "openai", "30");
+        clock.advance(Duration.ofSeconds(1));
+        alice.pauseForUpstream("openai", Duration.ofSeconds(40));
+        clock.advance(Duration.ofSeconds(1));
+        alice.pauseForUpstream("user-2", "openai", Duration.ofSeconds(50));
 
         assertThat(alice.admin().audit(AuditQuery.all()).events()).extracting(AuditEvent::actor,
-                AuditEvent::action, AuditEvent::entityId).containsExactly(tuple("upstream", "pause", "user-1"),
+                AuditEvent::action, AuditEvent::entityId).containsExactly(tuple("upstream", "pause", "user-2"),
+                tuple("upstream", "pause", null), tuple("upstream", "pause", "user-1"),
                 tuple("upstream", "pause", null), tuple("alice", "pause", null));
     }
 

@@ -46,7 +46,7 @@ final class UpstreamPauses {
                 continue;
             }
             try {
-                limiter.pause(operation.resource, pause);
+                limiter.pauseForUpstream(operation.resource, pause);
                 log.info("{} failed with {}: resource '{}' paused for {}", operation.where,
                         cause.getClass().getSimpleName(), operation.resource, pause);
             } catch (RuntimeException e) {

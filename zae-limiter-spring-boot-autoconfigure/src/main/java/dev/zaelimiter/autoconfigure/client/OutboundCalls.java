@@ -74,8 +74,8 @@ final class OutboundCalls {
             wait = target.maxPause();
         }
         Instant until = target.pause() == OutboundTarget.PauseScope.ENTITY
-                ? limiter.pause(entityId, target.resource(), wait)
-                : limiter.pause(target.resource(), wait);
+                ? limiter.pauseForUpstream(entityId, target.resource(), wait)
+                : limiter.pauseForUpstream(target.resource(), wait);
         log.info("upstream of target '{}' asked for a break: resource '{}'{} paused until {}", target.name(),
                 target.resource(), target.pause() == OutboundTarget.PauseScope.ENTITY
                         ? " for entity '" + entityId + "'" : "", until);
