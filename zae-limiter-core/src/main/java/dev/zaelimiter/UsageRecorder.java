@@ -12,11 +12,11 @@ import org.slf4j.LoggerFactory;
 import java.lang.ref.WeakReference;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.function.Supplier;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,8 +24,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.function.Supplier;
 
 /**
  * Counts what a limiter's decisions consume, per bucket, limit and UTC hour, in this process, and adds the counts to
@@ -78,21 +80,107 @@ final class UsageRecorder implements AutoCloseable {
      * is lost: a call that finds it retired counts into a fresh slot instead.
      */
     private static final class SlotCounters {
-        final ConcurrentHashMap<String, Counters> limits = new ConcurrentHashMap<>(4);
-        final AtomicInteger writers = new AtomicInteger();
+        private static final AtomicIntegerFieldUpdater<SlotCounters> WRITERS =
+                AtomicIntegerFieldUpdater.newUpdater(SlotCounters.class, "writers");
+
+        private static final Counters[] NONE = new Counters[0];
+
+        /** Copied on write: a slot gains a limit rarely (once per limit per hour) and is read on every call. */
+        private volatile Counters[] limits = NONE;
+        private volatile int writers;
         volatile boolean retired;
+
+        void enter() {
+            WRITERS.incrementAndGet(this);
+        }
+
+        void exit() {
+            WRITERS.decrementAndGet(this);
+        }
+
+        int writers() {
+            return writers;
+        }
+
+        Counters[] limits() {
+            return limits;
+        }
+
+        Counters counters(String limitName) {
+            Counters found = find(limits, limitName);
+            return found != null ? found : add(limitName);
+        }
+
+        private synchronized Counters add(String limitName) {
+            Counters[] current = limits;
+            Counters found = find(current, limitName);
+            if (found != null) {
+                return found;
+            }
+            Counters added = new Counters(limitName);
+            Counters[] grown = Arrays.copyOf(current, current.length + 1);
+            grown[current.length] = added;
+            limits = grown;
+            return added;
+        }
+
+        private static Counters find(Counters[] limits, String limitName) {
+            for (Counters counters : limits) {
+                if (counters.limitName.equals(limitName)) {
+                    return counters;
+                }
+            }
+            return null;
+        }
     }
 
-    /** The counters of one limit in one slot; drained by the flush. */
+    /**
+     * The counters of one limit in one slot; drained by the flush. Plain fields behind field updaters rather than five
+     * {@code AtomicLong}s: a slot lives for every bucket used in the hour, so its size is heap per active bucket.
+     */
     private static final class Counters {
-        final AtomicLong consumedMilli = new AtomicLong();
-        final AtomicLong admitted = new AtomicLong();
-        final AtomicLong refused = new AtomicLong();
-        final AtomicLong overdrawn = new AtomicLong();
-        final AtomicLong bypassedMilli = new AtomicLong();
+        private static final AtomicLongFieldUpdater<Counters> CONSUMED =
+                AtomicLongFieldUpdater.newUpdater(Counters.class, "consumedMilli");
+        private static final AtomicLongFieldUpdater<Counters> ADMITTED =
+                AtomicLongFieldUpdater.newUpdater(Counters.class, "admitted");
+        private static final AtomicLongFieldUpdater<Counters> REFUSED =
+                AtomicLongFieldUpdater.newUpdater(Counters.class, "refused");
+        private static final AtomicLongFieldUpdater<Counters> OVERDRAWN =
+                AtomicLongFieldUpdater.newUpdater(Counters.class, "overdrawn");
+        private static final AtomicLongFieldUpdater<Counters> BYPASSED =
+                AtomicLongFieldUpdater.newUpdater(Counters.class, "bypassedMilli");
+
+        final String limitName;
+        private volatile long consumedMilli;
+        private volatile long admitted;
+        private volatile long refused;
+        private volatile long overdrawn;
+        private volatile long bypassedMilli;
+
+        Counters(String limitName) {
+            this.limitName = limitName;
+        }
+
+        void admitted() {
+            ADMITTED.incrementAndGet(this);
+        }
+
+        void refused() {
+            REFUSED.incrementAndGet(this);
+        }
+
+        void overdrawn() {
+            OVERDRAWN.incrementAndGet(this);
+        }
+
+        /** Adds {@code milli} to what was consumed, or to what was bypassed when the call was only counted. */
+        void spent(boolean countOnly, long milli) {
+            (countOnly ? BYPASSED : CONSUMED).addAndGet(this, milli);
+        }
+
         UsageCounts drain() {
-            return new UsageCounts(consumedMilli.getAndSet(0), admitted.getAndSet(0), refused.getAndSet(0),
-                    overdrawn.getAndSet(0), bypassedMilli.getAndSet(0));
+            return new UsageCounts(CONSUMED.getAndSet(this, 0), ADMITTED.getAndSet(this, 0),
+                    REFUSED.getAndSet(this, 0), OVERDRAWN.getAndSet(this, 0), BYPASSED.getAndSet(this, 0));
         }
     }
 
@@ -131,16 +219,16 @@ final class UsageRecorder implements AutoCloseable {
                 for (Limit limit : debit.limits()) {
                     Counters counters = counters(slot, limit.name());
                     long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
-                    counters.admitted.incrementAndGet();
+                    counters.admitted();
                     if (amount != 0) {
-                        (debit.countOnly() ? counters.bypassedMilli : counters.consumedMilli).addAndGet(amount);
+                        counters.spent(debit.countOnly(), amount);
                     }
                     if (limit.isSoft() && overdrawn(statuses.get(), debit.key(), limit.name())) {
-                        counters.overdrawn.incrementAndGet();
+                        counters.overdrawn();
                     }
                 }
             } finally {
-                slot.writers.decrementAndGet();
+                slot.exit();
             }
         }
     }
@@ -153,9 +241,9 @@ final class UsageRecorder implements AutoCloseable {
             }
             SlotCounters slot = enter(new BucketKey(status.entityId(), status.resource()), now);
             try {
-                counters(slot, status.limitName()).refused.incrementAndGet();
+                counters(slot, status.limitName()).refused();
             } finally {
-                slot.writers.decrementAndGet();
+                slot.exit();
             }
         }
     }
@@ -177,11 +265,11 @@ final class UsageRecorder implements AutoCloseable {
                         slot = enter(change.key(), now);
                     }
                     Counters counters = counters(slot, limit.name());
-                    (change.countOnly() ? counters.bypassedMilli : counters.consumedMilli).addAndGet(amount);
+                    counters.spent(change.countOnly(), amount);
                 }
             } finally {
                 if (slot != null) {
-                    slot.writers.decrementAndGet();
+                    slot.exit();
                 }
             }
         }
@@ -202,18 +290,17 @@ final class UsageRecorder implements AutoCloseable {
         Slot slot = new Slot(key, UsageGranularity.HOUR.periodStart(now));
         while (true) {
             SlotCounters counters = live.computeIfAbsent(slot, s -> new SlotCounters());
-            counters.writers.incrementAndGet();
+            counters.enter();
             if (!counters.retired) {
                 return counters;
             }
-            counters.writers.decrementAndGet();
+            counters.exit();
             live.remove(slot, counters);
         }
     }
 
     private static Counters counters(SlotCounters slot, String limitName) {
-        Counters counters = slot.limits.get(limitName);
-        return counters != null ? counters : slot.limits.computeIfAbsent(limitName, n -> new Counters());
+        return slot.counters(limitName);
     }
 
     // ---- flushing
@@ -288,7 +375,7 @@ final class UsageRecorder implements AutoCloseable {
             boolean idle = drain(slot, counters);
             if (idle && slot.hourStart() < currentHour) {
                 counters.retired = true;
-                while (counters.writers.get() != 0) {
+                while (counters.writers() != 0) {
                     Thread.onSpinWait();                     // a call is counting into it: let it finish
                 }
                 drain(slot, counters);
@@ -300,15 +387,15 @@ final class UsageRecorder implements AutoCloseable {
     /** Drains one slot; returns whether it was empty. */
     private boolean drain(Slot slot, SlotCounters counters) {
         boolean idle = true;
-        for (Map.Entry<String, Counters> limit : counters.limits.entrySet()) {
-            UsageCounts counts = limit.getValue().drain();
+        for (Counters limit : counters.limits()) {
+            UsageCounts counts = limit.drain();
             if (counts.isZero()) {
                 continue;
             }
             idle = false;
-            add(new Target(slot.key(), UsageGranularity.HOUR, slot.hourStart()), limit.getKey(), counts);
+            add(new Target(slot.key(), UsageGranularity.HOUR, slot.hourStart()), limit.limitName, counts);
             add(new Target(slot.key(), UsageGranularity.DAY, UsageGranularity.DAY.periodStart(slot.hourStart())),
-                    limit.getKey(), counts);
+                    limit.limitName, counts);
         }
         return idle;
     }
