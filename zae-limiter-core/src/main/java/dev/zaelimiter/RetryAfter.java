@@ -15,12 +15,13 @@ import java.util.regex.Pattern;
  * HTTP-date in any of the three formats of section 5.6.7 (IMF-fixdate, the obsolete RFC 850 form and ANSI C's
  * asctime). A delta-seconds too large to represent counts as {@link #MAX_DELTA_SECONDS}, as RFC 9111 section 1.2.2
  * asks of caches. Every input gives a duration (zero or negative when the date has passed) or a
- * {@link ValidationException}; nothing else is thrown.
+ * {@link ValidationException}; nothing else is thrown. {@link RateLimiter#pauseFromRetryAfter} reads the header with it;
+ * so can a caller that decides the pause itself (the Spring outbound clients cut it to a maximum first).
  */
-final class RetryAfter {
+public final class RetryAfter {
 
     /** 2^31 seconds (about 68 years): what a delta-seconds too large to represent stands for. */
-    static final long MAX_DELTA_SECONDS = 2_147_483_648L;
+    public static final long MAX_DELTA_SECONDS = 2_147_483_648L;
 
     private static final List<String> MONTHS = List.of("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug",
             "sep", "oct", "nov", "dec");
@@ -47,7 +48,7 @@ final class RetryAfter {
      *
      * @throws ValidationException when {@code value} is neither delta-seconds nor an HTTP-date
      */
-    static Duration parse(String value, Instant now) {
+    public static Duration parse(String value, Instant now) {
         String v = value == null ? "" : value.trim();
         if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
             return Duration.ofSeconds(deltaSeconds(v));

@@ -3,6 +3,7 @@ package dev.zaelimiter.autoconfigure.client;
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.RetryAfter;
 import dev.zaelimiter.ValidationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -10,7 +11,6 @@ import org.springframework.http.HttpHeaders;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Optional;
 
@@ -58,9 +58,10 @@ final class OutboundCalls {
         if (retryAfter == null || retryAfter.isBlank()) {
             return Optional.empty();
         }
-        Instant now = limiter.clock().instant();
-        Duration wait = retryAfter(retryAfter.trim(), now);
-        if (wait == null) {
+        Duration wait;
+        try {
+            wait = RetryAfter.parse(retryAfter, limiter.clock().instant());
+        } catch (ValidationException e) {
             log.warn("upstream of target '{}' sent a Retry-After that is neither seconds nor an HTTP date, not"
                     + " pausing: {}", target.name(), retryAfter);
             return Optional.empty();
@@ -80,25 +81,6 @@ final class OutboundCalls {
                 target.resource(), target.pause() == OutboundTarget.PauseScope.ENTITY
                         ? " for entity '" + entityId + "'" : "", until);
         return Optional.of(until);
-    }
-
-    /**
-     * The wait a Retry-After value asks for at {@code now}: delta-seconds or an HTTP date (IMF-fixdate, RFC 850,
-     * asctime); {@code null} when it is neither.
-     */
-    static Duration retryAfter(String value, Instant now) {
-        if (!value.isEmpty() && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            String significant = value.replaceFirst("^0+(?=.)", "");
-            return significant.length() > 18 ? ChronoUnit.FOREVER.getDuration()
-                    : Duration.ofSeconds(Long.parseLong(significant));
-        }
-        HttpHeaders date = new HttpHeaders();
-        date.set(HttpHeaders.RETRY_AFTER, value.replace("  ", " 0"));
-        try {
-            return Duration.ofMillis(date.getFirstDate(HttpHeaders.RETRY_AFTER) - now.toEpochMilli());
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
     }
 
     /** Whether a call paused until {@code until} may wait for it and retry once. */
