@@ -92,6 +92,13 @@ public final class AcquireRequest {
         return new AcquireRequest(entityId, resource, Map.of(), null, List.of());
     }
 
+    /** {@code of(entityId, resource).consume(consume)}, without the request in between when it can. */
+    static AcquireRequest of(String entityId, String resource, Map<String, Long> consume) {
+        return consume != null && isImmutable(consume)
+                ? new AcquireRequest(entityId, resource, consume, null, List.of())
+                : of(entityId, resource).consume(consume);
+    }
+
     /**
      * This request, also spending {@code consume} of {@code entityId} on {@code resource}: for example a tenant's
      * budget, a recipient's budget and a shared service budget in one call. Either every target is debited or none

@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -9,7 +10,25 @@ import java.util.List;
  * Each effect is applied exactly once; after {@link #close()} or {@link #rollback()}, {@link #adjust} and
  * {@link #rollback} raise {@link LeaseClosedException}. {@link #close()} itself may be called again.
  */
-public interface Lease extends AutoCloseable {
+public interface Lease extends Attempt, AutoCloseable {
+
+    /** A lease is the outcome of an admitted call. */
+    @Override
+    default boolean admitted() {
+        return true;
+    }
+
+    /** This lease. */
+    @Override
+    default Lease lease() {
+        return this;
+    }
+
+    /** Zero: the call was admitted. */
+    @Override
+    default Duration retryAfter() {
+        return Duration.ZERO;
+    }
 
     /**
      * Consumes {@code amount} more tokens of {@code limitName} (or gives them back, when negative) on the first
@@ -50,5 +69,6 @@ public interface Lease extends AutoCloseable {
     boolean degraded();
 
     /** The status of every limit at admission, the entity's first, then its parent's when the call cascaded. */
+    @Override
     List<LimitStatus> statuses();
 }

@@ -12,6 +12,7 @@ import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.LocalBuckets;
 import dev.zaelimiter.store.UsageStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import org.slf4j.Logger;
@@ -65,6 +66,8 @@ public final class RateLimiter implements AutoCloseable {
     private final RequestPlanner planner;
     private final UsageRecorder usage;
     private final AuditLog audit;
+    /** The store's in-place decisions, or {@code null} when every decision goes through {@code tryAcquire}. */
+    private final LocalBuckets local;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
@@ -72,9 +75,9 @@ public final class RateLimiter implements AutoCloseable {
         this.unavailable = new UnavailablePolicy(builder.onUnavailable);
         this.listener = builder.listener;
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
-        UsageStore history = builder.usageHistory ? capability(store::usage) : null;
+        UsageStore history = builder.usageHistory ? capability("usage history", store::usage) : null;
         this.usage = history != null ? new UsageRecorder(history, clock, builder.usageFlushInterval) : null;
-        this.audit = new AuditLog(capability(store::audit), clock, builder.actor);
+        this.audit = new AuditLog(capability("audit log", store::audit), clock, builder.actor);
         this.admin = new RateLimiterAdmin(store, usage, audit, clock);
         this.breaker = builder.breakerEnabled
                 ? CircuitBreaker.of(builder.failureThreshold, builder.coolDown, clock)
@@ -82,6 +85,7 @@ public final class RateLimiter implements AutoCloseable {
         this.leaseWrites = new LeaseWrites(store, clock, breaker, unavailable, waiting, usage);
         this.undebitedParents = new UndebitedParents(clock, listener);
         this.planner = new RequestPlanner(store);
+        this.local = capability("in-place decisions", store::localBuckets);
     }
 
     /** The usage flush interval when none is set, in seconds. */
@@ -89,11 +93,11 @@ public final class RateLimiter implements AutoCloseable {
     private static final Duration DEFAULT_USAGE_FLUSH_INTERVAL = Duration.ofSeconds(DEFAULT_USAGE_FLUSH_SECONDS);
 
     /** What a store offers beyond buckets; none when asking fails (a store that is all failures, in tests). */
-    private static <T> T capability(java.util.function.Supplier<T> offered) {
+    private static <T> T capability(String what, java.util.function.Supplier<T> offered) {
         try {
             return offered.get();
         } catch (RuntimeException e) {
-            log.warn("store offers no usage history or audit log: {}", e.toString());
+            log.warn("store offers no {}: {}", what, e.toString());
             return null;
         }
     }
@@ -104,7 +108,7 @@ public final class RateLimiter implements AutoCloseable {
 
     /** Consumes {@code consume} (tokens per limit name) for {@code entityId} on {@code resource}, or raises. */
     public Lease acquire(String entityId, String resource, Map<String, Long> consume) {
-        return acquire(AcquireRequest.of(entityId, resource).consume(consume));
+        return acquire(AcquireRequest.of(entityId, resource, consume));
     }
 
     /**
@@ -126,16 +130,60 @@ public final class RateLimiter implements AutoCloseable {
                 () -> acquireOnce(request));
     }
 
+    /** As {@link #tryAcquire(AcquireRequest)}: {@code consume} (tokens per limit name) for the entity on the resource. */
+    public Attempt tryAcquire(String entityId, String resource, Map<String, Long> consume) {
+        return tryAcquire(AcquireRequest.of(entityId, resource, consume));
+    }
+
+    /**
+     * As {@link #acquire(AcquireRequest)}, but a refusal is answered rather than raised: the attempt is the lease
+     * when the call is admitted, and otherwise says when to retry and why (its {@link Attempt#lease()} raises what
+     * {@code acquire} would have). A paused resource is a refusal too. What is not a refusal (invalid input, a
+     * disabled resource, no limits, the store unavailable under {@link Unavailable#BLOCK}) raises as in
+     * {@code acquire}. Cheaper than catching {@link RateLimitExceededException} where refusals are common: a refusal
+     * builds its statuses only when they are read.
+     */
+    public Attempt tryAcquire(AcquireRequest request) {
+        Objects.requireNonNull(request, "request");
+        try {
+            return request.maxWait().isZero() ? attemptOnce(request) : acquire(request);
+        } catch (RateLimitExceededException e) {
+            return Refusal.of(e);
+        }
+    }
+
     private Lease acquireOnce(AcquireRequest request) {
+        Attempt attempt = attemptOnce(request);
+        if (attempt instanceof Refusal refusal) {
+            throw refusal.exception();
+        }
+        return (Lease) attempt;
+    }
+
+    /** One decision, waiting for nothing: the lease, or the refusal. Raises for a pause and for what is no refusal. */
+    private Attempt attemptOnce(AcquireRequest request) {
         long started = listener == null ? 0 : System.nanoTime();
-        RequestPlanner.Plan plan;
-        AcquireResult result;
+        RequestPlanner.Plan plan = null;
+        AcquireResult result = null;
+        OneLimitLease one = null;
+        boolean admitted;
         long now = clock.millis();
         try {
             boolean probe = breaker.enter();
             try {
-                plan = planner.plan(request, now);
-                result = store.tryAcquire(plan.debits(), now);
+                RequestPlanner.Resolved lone = planner.lone(request);
+                RequestPlanner.Amounts inPlace = lone == null || local == null ? null
+                        : RequestPlanner.oneLimit(lone, request, now);
+                if (inPlace != null) {
+                    BucketKey key = new BucketKey(request.entityId(), request.resource());
+                    long amount = inPlace.amountsMilli().getOrDefault(lone.limit().name(), 0L);
+                    one = new OneLimitLease(leaseWrites, lone, key, inPlace, amount);
+                    admitted = local.takeOne(key, lone.bucketLimits(), amount, lone.bypass(), now, one);
+                } else {
+                    plan = planner.plan(request, now, lone);
+                    result = store.tryAcquire(plan.debits(), now);
+                    admitted = result.admitted();
+                }
             } catch (StoreUnavailableException e) {
                 breaker.failed(probe);
                 throw e;
@@ -155,13 +203,16 @@ public final class RateLimiter implements AutoCloseable {
             notify(request, Decision.Outcome.DEGRADED, List.of(), started);
             return lease;
         }
-        if (!result.admitted()) {
+        if (one != null) {
+            return decidedInPlace(request, one, admitted, now, started);
+        }
+        if (!admitted) {
             List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
             if (usage != null) {
                 usage.refused(statuses, now);
             }
             notify(request, Decision.Outcome.REJECTED, statuses, started);
-            throw new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false);
+            return Refusal.of(new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false));
         }
         DefaultLease lease = new DefaultLease(leaseWrites, plan, result.buckets());
         if (usage != null) {
@@ -175,6 +226,29 @@ public final class RateLimiter implements AutoCloseable {
             plan.undebited().forEach(undebitedParents::report);
         }
         return lease;
+    }
+
+    /** What follows a decision the store made in place: usage, the listener, and the lease or the refusal. */
+    private Attempt decidedInPlace(AcquireRequest request, OneLimitLease one, boolean admitted, long now,
+            long started) {
+        BucketKey key = one.key();
+        if (admitted) {
+            if (usage != null) {
+                usage.admittedOne(key, one.limit(), one.amountMilli(), one.bypassed(), one.overdrawn(one.after()),
+                        now);
+            }
+            if (listener != null) {
+                notify(request, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
+                        one.statuses(), started);
+            }
+            return one;
+        }
+        Refusal refusal = Refusal.explainedBy(() -> one.refusal(now));
+        if (usage != null) {
+            usage.refusedOne(key, one.limit().name(), now);
+        }
+        notify(request, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(), started);
+        return refusal;
     }
 
     /** A plan and its buckets as they are. */

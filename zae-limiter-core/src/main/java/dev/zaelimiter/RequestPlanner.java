@@ -73,7 +73,7 @@ final class RequestPlanner {
      * once: the snapshot is kept to tell whether the store still answers the same (level by level, by identity:
      * stores answer a changed level with a new object).
      */
-    private static final class Resolved {
+    static final class Resolved {
 
         final ConfigSnapshot snapshot;
         final Resolution resolution;
@@ -82,6 +82,11 @@ final class RequestPlanner {
         final long pausedUntil;
         /** Whether a bucket under these limits can take a concurrency slot, so that a call needs a lease id. */
         final boolean concurrency;
+        /**
+         * Whether a lone call of an entity resolved like this one debits one bucket under one plain limit, with
+         * nothing to check but the pause: what {@link dev.zaelimiter.store.LocalBuckets} decides in place.
+         */
+        final boolean oneLimit;
         /** The amounts last validated as a lone target's against this resolution, with the map they came from. */
         volatile Amounts amounts;
 
@@ -96,6 +101,24 @@ final class RequestPlanner {
                 concurrency |= limit.isConcurrency();
             }
             this.concurrency = concurrency;
+            this.oneLimit = simple() && bucketLimits.size() == 1 && keptLimits == bucketLimits;
+        }
+
+        /** The one limit of a {@linkplain #oneLimit one-limit} resolution's bucket. */
+        Limit limit() {
+            return bucketLimits.get(0);
+        }
+
+        List<Limit> bucketLimits() {
+            return bucketLimits;
+        }
+
+        Resolution resolution() {
+            return resolution;
+        }
+
+        boolean bypass() {
+            return resolution.disabled() == DisabledMode.BYPASS;
         }
 
         /** Whether a lone call of an entity resolved like this one can skip the full planning. */
@@ -109,7 +132,7 @@ final class RequestPlanner {
      * A consume map and its validated milli-token amounts. The map is a request's own, which no one changes, and the
      * amounts depend on its content alone: a request consuming the same amounts has the same.
      */
-    private record Amounts(Map<String, Long> consume, Map<String, Long> amountsMilli) {
+    record Amounts(Map<String, Long> consume, Map<String, Long> amountsMilli) {
 
         boolean sameAs(Map<String, Long> other) {
             return consume == other || consume.equals(other);
@@ -121,9 +144,48 @@ final class RequestPlanner {
 
     /** The debits of {@code request}; raises when it is invalid or paused at {@code now}. */
     Plan plan(AcquireRequest request, long now) {
-        Resolved lone = null;
-        if (request.limits() == null && request.also().isEmpty()) {
-            lone = lone(request);
+        return plan(request, now, lone(request));
+    }
+
+    /**
+     * The resolution of {@code request}'s one target after its input was checked, when it has one target and no
+     * override; otherwise {@code null}. Raises when the input is invalid.
+     */
+    Resolved lone(AcquireRequest request) {
+        return request.limits() == null && request.also().isEmpty() ? loneTarget(request) : null;
+    }
+
+    /**
+     * The amounts of a call that a store can decide in place, with {@code lone} its {@linkplain #lone resolution}:
+     * when it resolves to a {@linkplain Resolved#oneLimit one-limit} bucket and consumes the amounts last validated
+     * against it. Raises when the target is paused at {@code now}. Otherwise {@code null}, and the call is
+     * {@linkplain #plan(AcquireRequest, long, Resolved) planned}.
+     */
+    static Amounts oneLimit(Resolved lone, AcquireRequest request, long now) {
+        Amounts amounts = lone.amounts;
+        if (!lone.oneLimit || amounts == null || !amounts.sameAs(request.consume())) {
+            return null;
+        }
+        checkPause(lone, request.entityId(), request.resource(), now);
+        return amounts;
+    }
+
+    /**
+     * The plan of a lone target resolved as {@code target} that consumes {@code amounts}: one debit built from what
+     * was derived before (for a call decided in place, what comes after the decision needs it: corrections,
+     * statuses).
+     */
+    static Plan lonePlan(Resolved target, BucketKey key, Amounts amounts) {
+        Resolution resolution = target.resolution;
+        boolean bypass = resolution.disabled() == DisabledMode.BYPASS;
+        BucketDebit debit = new BucketDebit(key, target.bucketLimits, amounts.amountsMilli(), bypass,
+                resolution.source().isDefault(), null, target.keptLimits);
+        return new Plan(List.of(debit), 1, resolution, bypass, List.of(), false);
+    }
+
+    /** The debits of {@code request}, whose {@linkplain #lone lone resolution} is {@code lone} (or none). */
+    Plan plan(AcquireRequest request, long now, Resolved lone) {
+        if (lone != null) {
             Plan plan = reuse(lone, request, now);
             if (plan != null) {
                 return plan;
@@ -148,7 +210,7 @@ final class RequestPlanner {
      * the entity id, the resource (skipped for one planned for before) and the amounts (skipped for the amounts
      * validated last for the resource).
      */
-    private Resolved lone(AcquireRequest request) {
+    private Resolved loneTarget(AcquireRequest request) {
         Map<String, Long> consume = request.consume();
         String entityId = Identifiers.entityId("entityId", request.entityId());
         String resource = request.resource();
@@ -176,11 +238,7 @@ final class RequestPlanner {
         String entityId = request.entityId();
         String resource = request.resource();
         checkPause(target, entityId, resource, now);
-        Resolution resolution = target.resolution;
-        boolean bypass = resolution.disabled() == DisabledMode.BYPASS;
-        BucketDebit debit = new BucketDebit(new BucketKey(entityId, resource), target.bucketLimits,
-                amounts.amountsMilli(), bypass, resolution.source().isDefault(), null, target.keptLimits);
-        return new Plan(List.of(debit), 1, resolution, bypass, List.of(), false);
+        return lonePlan(target, new BucketKey(entityId, resource), amounts);
     }
 
     /** The resolution of {@code entityId} on {@code resource} as the store answers now. */
@@ -257,8 +315,8 @@ final class RequestPlanner {
         boolean concurrency = target.concurrency
                 || override != null && resolution.bucketLimits().stream().anyMatch(Limit::isConcurrency);
         BucketDebit own = debit(entityId, resource, resolution, amounts, true, leaseId.forDebit(concurrency));
-        if (lone != null) {
-            target.amounts = new Amounts(consume, own.amountsMilli());
+        if (lone != null && !consume.isEmpty()) {
+            target.amounts = new Amounts(consume, own.amountsMilli());     // reads of balances consume nothing
         }
         merge(debits, own);
         if (resolution.cascades()) {
@@ -366,13 +424,22 @@ final class RequestPlanner {
                 long balance = state.balanceMilli(limit.name());
                 boolean exceeded = !admitted && BucketState.refuses(limit, amount, balance, debit.countOnly());
                 long wait = exceeded ? state.retryAfterMillis(limit, amount) : 0;
-                statuses.add(new LimitStatus(debit.key().entityId(), debit.key().resource(), limit.name(),
-                        Limits.parametersAt(limit, state.lastRefillMillis()).capacityMilli() / Limits.MILLI,
-                        Math.floorDiv(balance, Limits.MILLI), amount / Limits.MILLI, exceeded,
-                        limit.isSoft(), Duration.ofMillis(wait)));
+                statuses.add(status(debit.key(), limit, amount, balance, state.lastRefillMillis(), exceeded, wait));
             }
         }
         return statuses;
+    }
+
+    /**
+     * The status of {@code limit} of the bucket {@code key} in a decision that asked {@code amountMilli} of it and
+     * found {@code balanceMilli} (after the debit when admitted) in the bucket refilled to {@code atMillis}.
+     */
+    static LimitStatus status(BucketKey key, Limit limit, long amountMilli, long balanceMilli, long atMillis,
+            boolean exceeded, long waitMillis) {
+        return new LimitStatus(key.entityId(), key.resource(), limit.name(),
+                Limits.parametersAt(limit, atMillis).capacityMilli() / Limits.MILLI,
+                Math.floorDiv(balanceMilli, Limits.MILLI), amountMilli / Limits.MILLI, exceeded, limit.isSoft(),
+                waitMillis == 0 ? Duration.ZERO : Duration.ofMillis(waitMillis));
     }
 
     /** The later of the pauses of the entity on the resource and of the resource, or {@code Long.MIN_VALUE}. */

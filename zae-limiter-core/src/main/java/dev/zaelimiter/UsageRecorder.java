@@ -233,6 +233,33 @@ final class UsageRecorder implements AutoCloseable {
         }
     }
 
+    /** An admitted call decided in place: {@code amountMilli} of the one limit of {@code key}'s bucket. */
+    void admittedOne(BucketKey key, Limit limit, long amountMilli, boolean countOnly, boolean overdrawn, long now) {
+        SlotCounters slot = enter(key, now);
+        try {
+            Counters counters = counters(slot, limit.name());
+            counters.admitted();
+            if (amountMilli != 0) {
+                counters.spent(countOnly, amountMilli);
+            }
+            if (overdrawn) {
+                counters.overdrawn();
+            }
+        } finally {
+            slot.exit();
+        }
+    }
+
+    /** A call decided in place that its one hard limit refused. */
+    void refusedOne(BucketKey key, String limitName, long now) {
+        SlotCounters slot = enter(key, now);
+        try {
+            counters(slot, limitName).refused();
+        } finally {
+            slot.exit();
+        }
+    }
+
     /** A call a hard limit refused: counted on each hard limit whose status says it was exceeded. */
     void refused(List<LimitStatus> statuses, long now) {
         for (LimitStatus status : statuses) {

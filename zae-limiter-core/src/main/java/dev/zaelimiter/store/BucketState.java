@@ -108,6 +108,16 @@ public sealed class BucketState permits BucketState.Refilled {
 
     /** The state of {@code limit} in this bucket ({@code old}, or none) brought to {@code now}. */
     private LimitState refilled(Limit limit, LimitState old, long now) {
+        return refilledLimit(limit, old, lastRefillMillis, now);
+    }
+
+    /**
+     * The transition {@link #refilled(List, long)} applies to each limit, on its own: {@code old}, the state of
+     * {@code limit} in a bucket last refilled at {@code lastRefillMillis} ({@code null}: the bucket lacks it),
+     * brought to {@code now}. Returns {@code old} itself when nothing changed. For stores that keep one limit's
+     * state without a {@code BucketState} around it.
+     */
+    public static LimitState refilledLimit(Limit limit, LimitState old, long lastRefillMillis, long now) {
         Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, lastRefillMillis));
         LimitState next;
         if (limit.isConcurrency()) {
@@ -220,15 +230,24 @@ public sealed class BucketState permits BucketState.Refilled {
 
     /** {@code old}, the state of {@code limit}, debited by {@code amount} milli-tokens. */
     private LimitState debited(Limit limit, LimitState old, long amount, boolean countOnly, String leaseId) {
+        return debitedLimit(limit, old, lastRefillMillis, amount, countOnly, leaseId);
+    }
+
+    /**
+     * The transition {@link #debited(List, Map, boolean, String)} applies to each limit, on its own: {@code old}, the
+     * state of {@code limit} in a bucket refilled to {@code atMillis}, debited by {@code amount} milli-tokens.
+     */
+    public static LimitState debitedLimit(Limit limit, LimitState old, long atMillis, long amount, boolean countOnly,
+            String leaseId) {
         long balance = countOnly ? old.balanceMilli() : BucketMath.saturatedSubtract(old.balanceMilli(), amount);
         long window = old.windowStartMillis();
         Map<String, Long> holders = old.holders();
         if (!countOnly && amount > 0 && window == LimitState.NO_WINDOW && limit.resetAfter().isPresent()) {
-            window = lastRefillMillis;
+            window = atMillis;
         }
         if (!countOnly && amount > 0 && limit.isConcurrency() && leaseId != null) {
             holders = new HashMap<>(holders);
-            holders.put(leaseId, lastRefillMillis + limit.leaseTimeout().orElseThrow().toMillis());
+            holders.put(leaseId, atMillis + limit.leaseTimeout().orElseThrow().toMillis());
         }
         return new LimitState(balance, BucketMath.saturatedAdd(old.consumedMilli(), amount), window, holders);
     }

@@ -115,6 +115,15 @@ public interface LimiterStore extends AutoCloseable {
         return null;
     }
 
+    /**
+     * The in-place decisions this store offers when its buckets live in this process, or {@code null} (the default:
+     * every decision goes through {@link #tryAcquire}). Stores that decorate another must not delegate this unless
+     * they need to see no decision.
+     */
+    default LocalBuckets localBuckets() {
+        return null;
+    }
+
     @Override
     default void close() {
     }

@@ -1,5 +1,6 @@
 package dev.zaelimiter.benchmarks.jmh;
 
+import dev.zaelimiter.Attempt;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
@@ -84,7 +85,7 @@ public class InMemoryBenchmarks {
         return lease;
     }
 
-    /** A call its only limit refuses. */
+    /** A call its only limit refuses, by {@code acquire}: the refusal raised and caught. */
     @Benchmark
     public Object refused(Limiter state) {
         try {
@@ -92,5 +93,15 @@ public class InMemoryBenchmarks {
         } catch (RateLimitExceededException e) {
             return e;
         }
+    }
+
+    /** The same refusal by {@code tryAcquire}: answered, not raised. */
+    @Benchmark
+    public Object refusedAttempt(Limiter state) {
+        Attempt attempt = state.limiter.tryAcquire("user-1", "exhausted", Map.of("rph", 1L));
+        if (attempt.admitted()) {
+            throw new IllegalStateException("the exhausted bucket admitted a call");
+        }
+        return attempt;
     }
 }

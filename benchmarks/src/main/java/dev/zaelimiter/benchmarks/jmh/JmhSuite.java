@@ -43,7 +43,7 @@ public final class JmhSuite {
             + "|Peers\\.(bucket4jHotKey|bucket4jTenThousandKeys|resilience4jHotKey))$";
 
     /** Benchmarks run at 1 thread only. */
-    static final String SINGLE = "(InMemoryBenchmarks\\.refused|Peers\\.bucket4jRefused|SpringBenchmarks\\..*)$";
+    static final String SINGLE = "(InMemoryBenchmarks\\.refused(Attempt)?|Peers\\.bucket4jRefused|SpringBenchmarks\\..*)$";
 
     private JmhSuite() {
     }
@@ -210,6 +210,9 @@ public final class JmhSuite {
             double theirs = score("Peers.bucket4jRefused", 1).nanosPerOp();
             md.append(String.format(Locale.ROOT, "| refused call vs bucket4j `tryConsume` false (ns) | 1 | %.0f |"
                     + " %.0f | %.2f | ≤ 2.0 | %s |%n", ours, theirs, ours / theirs, ours / theirs <= 2.0 ? "yes" : "no"));
+            double attempt = score("InMemoryBenchmarks.refusedAttempt", 1).nanosPerOp();
+            md.append(String.format(Locale.ROOT, "| the same refusal by `tryAcquire` (ns) | 1 | %.0f | %.0f | %.2f |"
+                    + " ≤ 2.0 | %s |%n", attempt, theirs, attempt / theirs, attempt / theirs <= 2.0 ? "yes" : "no"));
             overhead(md, "`@RateLimited` over direct acquire (ns added)", score("SpringBenchmarks.rateLimitedMethod", 1),
                     score("SpringBenchmarks.directAcquireAndMethod", 1));
             overhead(md, "filter, one rule, over direct acquire (ns added)", score("SpringBenchmarks.filter", 1),
@@ -240,7 +243,8 @@ public final class JmhSuite {
     /** For tests: the names of every benchmark of the suite. */
     static List<String> expected() {
         return new ArrayList<>(List.of("InMemoryBenchmarks.oneLimitHotKey", "InMemoryBenchmarks.gatewayThreeLimits",
-                "InMemoryBenchmarks.oneLimitTenThousandKeys", "InMemoryBenchmarks.refused", "Peers.bucket4jHotKey",
+                "InMemoryBenchmarks.oneLimitTenThousandKeys", "InMemoryBenchmarks.refused",
+                "InMemoryBenchmarks.refusedAttempt", "Peers.bucket4jHotKey",
                 "Peers.bucket4jTenThousandKeys", "Peers.bucket4jRefused", "Peers.resilience4jHotKey",
                 "SpringBenchmarks.rateLimitedMethod", "SpringBenchmarks.directAcquireAndMethod",
                 "SpringBenchmarks.filter", "SpringBenchmarks.directAcquireAndChain"));

@@ -15,6 +15,7 @@ import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.LocalBuckets;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,7 +37,7 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  * full are indistinguishable from new ones, so they are evicted once in a while, which bounds memory to the buckets
  * in use.
  */
-public final class InMemoryStore implements LimiterStore {
+public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
     private static final long MIN_SWEEP_INTERVAL = 1 << 16;
 
@@ -296,6 +297,79 @@ public final class InMemoryStore implements LimiterStore {
                 return new AcquireResult(admitted, List.of(new BucketSnapshot(debit.key(), state)));
             }
         }
+    }
+
+    @Override
+    public LocalBuckets localBuckets() {
+        return this;
+    }
+
+    /**
+     * Decides under the bucket's monitor, on the cell as it is kept: a bucket kept under one limit is refilled and
+     * debited limit state to limit state, without a {@link BucketState}; any other is brought under {@code limits}
+     * the general way. Either way the result is what {@link #tryAcquire(List, long)} decides and writes.
+     */
+    @Override
+    public boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
+            Outcome outcome) {
+        boolean admitted;
+        while (true) {
+            Cell cell = cell(key);
+            synchronized (cell) {
+                if (cell.retired) {
+                    continue;
+                }
+                admitted = cell.states instanceof LimitState || cell.states == null
+                        ? takeOne(cell, limits, amountMilli, countOnly, now, outcome)
+                        : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome);
+                break;
+            }
+        }
+        afterWrite(now);
+        return admitted;
+    }
+
+    /** {@link #takeOne} on a cell that holds one limit's state, or none yet. */
+    private static boolean takeOne(Cell cell, List<Limit> limits, long amountMilli, boolean countOnly, long now,
+            Outcome outcome) {
+        Limit limit = limits.get(0);
+        Object held = cell.states;
+        long last = held == null ? now : cell.lastRefillMillis;
+        LimitState old = held == null || !sameName(cell.limits, limit) ? null : (LimitState) held;
+        LimitState refilled = BucketState.refilledLimit(limit, old, last, now);
+        if (!countOnly && BucketState.refuses(limit, amountMilli, refilled.balanceMilli(), false)) {
+            outcome.refused(cell.state());
+            return false;
+        }
+        long at = Math.max(last, now);
+        LimitState after = amountMilli == 0 ? refilled
+                : BucketState.debitedLimit(limit, refilled, at, amountMilli, countOnly, null);
+        cell.lastRefillMillis = at;
+        cell.states = after;
+        cell.limits = limits;
+        outcome.admitted(after, at);
+        return true;
+    }
+
+    private static boolean sameName(List<Limit> kept, Limit limit) {
+        return kept.size() == 1 && (kept.get(0) == limit || kept.get(0).name().equals(limit.name()));
+    }
+
+    /** {@link #takeOne} on a cell that holds several limits' states. */
+    private static boolean takeOneOfMany(Cell cell, List<Limit> limits, long amountMilli, boolean countOnly,
+            long now, Outcome outcome) {
+        Limit limit = limits.get(0);
+        Map<String, Long> amounts = Map.of(limit.name(), amountMilli);
+        BucketState stored = cell.state();
+        BucketState state = stored.refilled(limits, now);
+        if (!countOnly && !state.admits(limits, amounts)) {
+            outcome.refused(stored);
+            return false;
+        }
+        BucketState debited = state.debited(limits, amounts, countOnly, null);
+        cell.store(debited, limits);
+        outcome.admitted(debited.limits().get(limit.name()), debited.lastRefillMillis());
+        return true;
     }
 
     private Cell cell(BucketKey key) {

@@ -1,0 +1,153 @@
+package dev.zaelimiter;
+
+import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.BucketSnapshot;
+import dev.zaelimiter.store.BucketState;
+import dev.zaelimiter.store.LimitState;
+import dev.zaelimiter.store.LocalBuckets;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The lease of a call that the store decided in place (one bucket, one plain limit): it keeps what the decision saw,
+ * answers the common questions from it, and becomes a {@link DefaultLease} only when a correction needs one. As the
+ * decision's {@link LocalBuckets.Outcome}, it also keeps what a refusal needs to explain itself.
+ */
+final class OneLimitLease implements Lease, LocalBuckets.Outcome {
+
+    private final LeaseWrites writes;
+    private final RequestPlanner.Resolved target;
+    private final BucketKey key;
+    private final RequestPlanner.Amounts amounts;
+    private final long amountMilli;
+    /** Admitted: the limit's state after the debit, and the bucket's instant. */
+    private LimitState after;
+    private long at;
+    /** Refused: the bucket as stored before the call ({@code null}: never written). */
+    private BucketState stored;
+    private DefaultLease full;
+    private boolean closed;
+
+    OneLimitLease(LeaseWrites writes, RequestPlanner.Resolved target, BucketKey key, RequestPlanner.Amounts amounts,
+            long amountMilli) {
+        this.writes = writes;
+        this.target = target;
+        this.key = key;
+        this.amounts = amounts;
+        this.amountMilli = amountMilli;
+    }
+
+    @Override
+    public void admitted(LimitState after, long at) {
+        this.after = after;
+        this.at = at;
+    }
+
+    @Override
+    public void refused(BucketState stored) {
+        this.stored = stored;
+    }
+
+    Limit limit() {
+        return target.limit();
+    }
+
+    BucketKey key() {
+        return key;
+    }
+
+    long amountMilli() {
+        return amountMilli;
+    }
+
+    /** Whether the soft limit is in debt after the debit. */
+    boolean overdrawn(LimitState state) {
+        return target.limit().isSoft() && state.balanceMilli() < 0;
+    }
+
+    LimitState after() {
+        return after;
+    }
+
+    /** The refusal of this call, decided at {@code now}, as {@link RateLimiter#acquire} raises it. */
+    RateLimitExceededException refusal(long now) {
+        List<Limit> limits = target.bucketLimits();
+        BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
+        List<LimitStatus> statuses = RequestPlanner.statuses(RequestPlanner.lonePlan(target, key, amounts),
+                List.of(new BucketSnapshot(key, refilled)), false);
+        return new RateLimitExceededException(statuses, false, false);
+    }
+
+    /** This lease as a full one, which corrections go through. */
+    private DefaultLease full() {
+        if (full == null) {
+            BucketState admittedAs = new BucketState(at, Map.of(target.limit().name(), after));
+            full = new DefaultLease(writes, RequestPlanner.lonePlan(target, key, amounts),
+                    List.of(new BucketSnapshot(key, admittedAs)));
+        }
+        return full;
+    }
+
+    @Override
+    public synchronized void adjust(String limitName, long amount) {
+        if (closed) {
+            throw new LeaseClosedException("adjust " + limitName);
+        }
+        full().adjust(limitName, amount);
+    }
+
+    @Override
+    public synchronized void rollback() {
+        if (closed) {
+            throw new LeaseClosedException("roll back");
+        }
+        full().rollback();
+        closed = true;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            if (full != null) {
+                full.close();
+            }
+        }
+    }
+
+    @Override
+    public synchronized boolean extend() {
+        if (closed) {
+            throw new LeaseClosedException("extend");
+        }
+        return true;
+    }
+
+    @Override
+    public List<String> overdrawn() {
+        return overdrawn(after) ? List.of(target.limit().name()) : List.of();
+    }
+
+    @Override
+    public boolean bypassed() {
+        return target.bypass();
+    }
+
+    @Override
+    public boolean degraded() {
+        return false;
+    }
+
+    @Override
+    public List<LimitStatus> statuses() {
+        return List.of(RequestPlanner.status(key, target.limit(), amountMilli, after.balanceMilli(), at, false, 0));
+    }
+
+    @Override
+    public String toString() {
+        return "Lease[" + key.entityId() + "/" + key.resource() + "/" + target.limit().name() + ", available "
+                + Math.floorDiv(after.balanceMilli(), Limits.MILLI) + "]";
+    }
+}
