@@ -7,6 +7,8 @@ import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.LocalBuckets;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Map;
 
@@ -22,13 +24,23 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome {
     private final BucketKey key;
     private final RequestPlanner.Amounts amounts;
     private final long amountMilli;
-    /** Admitted: the limit's state after the debit, and the bucket's instant. */
-    private LimitState after;
+    /** Admitted: the limit's balance after the debit, and the bucket's instant. */
+    private long balanceMilli;
     private long at;
     /** Refused: the bucket as stored before the call ({@code null}: never written). */
     private BucketState stored;
     private DefaultLease full;
     private boolean closed;
+
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(OneLimitLease.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     OneLimitLease(LeaseWrites writes, RequestPlanner.Resolved target, BucketKey key, RequestPlanner.Amounts amounts,
             long amountMilli) {
@@ -40,8 +52,8 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome {
     }
 
     @Override
-    public void admitted(LimitState after, long at) {
-        this.after = after;
+    public void admitted(long balanceMilli, long at) {
+        this.balanceMilli = balanceMilli;
         this.at = at;
     }
 
@@ -62,13 +74,9 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome {
         return amountMilli;
     }
 
-    /** Whether the soft limit is in debt after the debit. */
-    boolean overdrawn(LimitState state) {
-        return target.limit().isSoft() && state.balanceMilli() < 0;
-    }
-
-    LimitState after() {
-        return after;
+    /** Whether the limit is soft and in debt after the debit. */
+    boolean inDebt() {
+        return target.limit().isSoft() && balanceMilli < 0;
     }
 
     /** The refusal of this call, decided at {@code now}, as {@link RateLimiter#acquire} raises it. */
@@ -83,7 +91,8 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome {
     /** This lease as a full one, which corrections go through. */
     private DefaultLease full() {
         if (full == null) {
-            BucketState admittedAs = new BucketState(at, Map.of(target.limit().name(), after));
+            BucketState admittedAs = new BucketState(at, Map.of(target.limit().name(),
+                    new LimitState(balanceMilli, amountMilli)));
             full = new DefaultLease(writes, RequestPlanner.lonePlan(target, key, amounts),
                     List.of(new BucketSnapshot(key, admittedAs)));
         }
@@ -107,11 +116,19 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome {
         closed = true;
     }
 
+    /**
+     * Closes without taking this lease's monitor while no correction made it a full lease: there is nothing to give
+     * back (it holds no slot), only the flag to set, which a correction reads under the monitor.
+     */
     @Override
-    public synchronized void close() {
-        if (!closed) {
-            closed = true;
-            if (full != null) {
+    public void close() {
+        if (full == null) {
+            CLOSED.setRelease(this, true);
+            return;
+        }
+        synchronized (this) {
+            if (!closed) {
+                closed = true;
                 full.close();
             }
         }
@@ -127,7 +144,7 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome {
 
     @Override
     public List<String> overdrawn() {
-        return overdrawn(after) ? List.of(target.limit().name()) : List.of();
+        return inDebt() ? List.of(target.limit().name()) : List.of();
     }
 
     @Override
@@ -142,12 +159,12 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome {
 
     @Override
     public List<LimitStatus> statuses() {
-        return List.of(RequestPlanner.status(key, target.limit(), amountMilli, after.balanceMilli(), at, false, 0));
+        return List.of(RequestPlanner.status(key, target.limit(), amountMilli, balanceMilli, at, false, 0));
     }
 
     @Override
     public String toString() {
         return "Lease[" + key.entityId() + "/" + key.resource() + "/" + target.limit().name() + ", available "
-                + Math.floorDiv(after.balanceMilli(), Limits.MILLI) + "]";
+                + Math.floorDiv(balanceMilli, Limits.MILLI) + "]";
     }
 }

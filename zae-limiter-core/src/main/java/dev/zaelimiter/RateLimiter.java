@@ -176,7 +176,7 @@ public final class RateLimiter implements AutoCloseable {
                         : RequestPlanner.oneLimit(lone, request, now);
                 if (inPlace != null) {
                     BucketKey key = new BucketKey(request.entityId(), request.resource());
-                    long amount = inPlace.amountsMilli().getOrDefault(lone.limit().name(), 0L);
+                    long amount = inPlace.firstMilli();
                     one = new OneLimitLease(leaseWrites, lone, key, inPlace, amount);
                     admitted = local.takeOne(key, lone.bucketLimits(), amount, lone.bypass(), now, one);
                 } else {
@@ -234,7 +234,7 @@ public final class RateLimiter implements AutoCloseable {
         BucketKey key = one.key();
         if (admitted) {
             if (usage != null) {
-                usage.admittedOne(key, one.limit(), one.amountMilli(), one.bypassed(), one.overdrawn(one.after()),
+                usage.admittedOne(key, one.limit(), one.amountMilli(), one.bypassed(), one.inDebt(),
                         now);
             }
             if (listener != null) {
@@ -385,7 +385,8 @@ public final class RateLimiter implements AutoCloseable {
                     break;
                 }
             }
-            if (reset == Limits.NEVER && limitState != null && limitState.inWindow()) {
+            if (reset == Limits.NEVER && limitState != null && limitState.inWindow()
+                    && limit.resetAfter().isPresent()) {            // a session kept from an earlier session quota
                 reset = limitState.windowStartMillis() + limit.resetAfter().orElseThrow().toMillis();
             }
             views.add(new LimitView(limit.name(), p.capacityMilli() / Limits.MILLI, available,

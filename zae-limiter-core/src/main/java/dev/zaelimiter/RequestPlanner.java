@@ -132,7 +132,12 @@ final class RequestPlanner {
      * A consume map and its validated milli-token amounts. The map is a request's own, which no one changes, and the
      * amounts depend on its content alone: a request consuming the same amounts has the same.
      */
-    record Amounts(Map<String, Long> consume, Map<String, Long> amountsMilli) {
+    record Amounts(Map<String, Long> consume, Map<String, Long> amountsMilli, long firstMilli) {
+
+        /** {@code amountsMilli}, with what it takes of the first of {@code limits} kept apart. */
+        Amounts(Map<String, Long> consume, Map<String, Long> amountsMilli, List<Limit> limits) {
+            this(consume, amountsMilli, limits.isEmpty() ? 0 : amountsMilli.getOrDefault(limits.get(0).name(), 0L));
+        }
 
         boolean sameAs(Map<String, Long> other) {
             return consume == other || consume.equals(other);
@@ -316,7 +321,7 @@ final class RequestPlanner {
                 || override != null && resolution.bucketLimits().stream().anyMatch(Limit::isConcurrency);
         BucketDebit own = debit(entityId, resource, resolution, amounts, true, leaseId.forDebit(concurrency));
         if (lone != null && !consume.isEmpty()) {
-            target.amounts = new Amounts(consume, own.amountsMilli());     // reads of balances consume nothing
+            target.amounts = new Amounts(consume, own.amountsMilli(), own.limits());     // reads of balances consume nothing
         }
         merge(debits, own);
         if (resolution.cascades()) {

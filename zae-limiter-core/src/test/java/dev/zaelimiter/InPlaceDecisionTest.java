@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The in-memory store decides a one-bucket, one-limit call in place, without the objects of the general path. This
  * test runs the same random histories through a limiter on the store as it is (in place) and through one whose
  * store hides that ability (every call planned and decided the general way), on one clock, and requires the same
- * answers: admitted or refused, statuses, retry-after, balances and usage. The histories go through idle spells,
+ * answers: admitted or refused, statuses, retry-after, balances, consumption and usage. The histories go through idle spells,
  * bursts far above the limit, a clock that steps back, amounts at the edges, configuration changes between one and
  * several limits, soft limits, bypass, schedules, quotas and sessions, and corrections after admission.
  */
@@ -46,6 +46,19 @@ class InPlaceDecisionTest {
         for (long seed = 1; seed <= 60; seed++) {
             history(new Random(seed), seed);
         }
+    }
+
+    @Test
+    void inspectingALimitThatReplacedASessionQuotaWhileItsSessionRanShowsNoSessionReset() {
+        inPlace.admin().setResourceDefaults(RESOURCE, List.of(Limit.sessionQuota("rps", 6, Duration.ofSeconds(5))));
+        inPlace.acquire("user-1", RESOURCE, Map.of("rps", 1L)).close();
+        inPlace.admin().setResourceDefaults(RESOURCE, List.of(Limit.perSecond("rps", 5)));
+        inPlace.acquire("user-1", RESOURCE, Map.of("rps", 1L)).close();
+
+        LimitView view = inPlace.inspect("user-1", RESOURCE).limits().get(0);
+
+        assertThat(view.nextReset()).isNull();
+        assertThat(view.consumed()).isEqualTo(2);
     }
 
     private static List<List<Limit>> configurations() {
@@ -102,6 +115,7 @@ class InPlaceDecisionTest {
             }
             assertThat(inPlace.available(entity, RESOURCE)).as(context)
                     .isEqualTo(general.available(entity, RESOURCE));
+            assertThat(inPlace.inspect(entity, RESOURCE)).as(context).isEqualTo(general.inspect(entity, RESOURCE));
         }
         inPlace.flushUsage();
         general.flushUsage();

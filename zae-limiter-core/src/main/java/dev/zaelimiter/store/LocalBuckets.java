@@ -27,8 +27,8 @@ public interface LocalBuckets {
     /** Receives what {@link #takeOne} decided, from inside the decision. */
     interface Outcome {
 
-        /** The call was admitted: the limit's state right after the debit, in a bucket refilled to {@code at}. */
-        void admitted(LimitState after, long at);
+        /** The call was admitted: the limit's balance right after the debit, in a bucket refilled to {@code at}. */
+        void admitted(long balanceMilli, long at);
 
         /**
          * The call was refused: the bucket as it was stored before the call ({@code null}: never written), which

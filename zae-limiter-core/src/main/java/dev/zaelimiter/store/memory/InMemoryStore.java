@@ -16,6 +16,8 @@ import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.internal.algorithm.BucketMath;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -98,11 +100,18 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     /**
      * One bucket. Guarded by its own monitor; {@code retired} once evicted, so that late arrivals retry. Holds its
      * state in pieces rather than as a {@link BucketState}, to keep a million buckets small: the instant, and the
-     * state of its one limit (the common case) or the map of its limits' states.
+     * state of its one limit (the common case) in plain fields, or in {@code states}: the {@link LimitState} of a
+     * single limit with slot holders, or the map of several limits' states.
      */
     private static final class Cell {
+        /** {@code states} when the one limit's state is in the plain fields. */
+        private static final Object INLINE = new Object();
+
         private long lastRefillMillis;
-        /** {@code null} for a bucket never written, the {@link LimitState} of {@code limits}' one limit, or a map. */
+        private long balanceMilli;
+        private long consumedMilli;
+        private long windowStartMillis;
+        /** {@code null} for a bucket never written, {@link #INLINE}, a {@link LimitState}, or a map of them. */
         private Object states;
         List<Limit> limits;
         boolean retired;
@@ -113,12 +122,23 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             if (held == null) {
                 return null;
             }
-            if (held instanceof LimitState single) {
-                return new BucketState(lastRefillMillis, Map.of(limits.get(0).name(), single));
+            if (held == INLINE || held instanceof LimitState) {
+                return new BucketState(lastRefillMillis, Map.of(limits.get(0).name(), single()));
             }
             @SuppressWarnings("unchecked")
             Map<String, LimitState> all = (Map<String, LimitState>) held;
             return new BucketState(lastRefillMillis, all);
+        }
+
+        /** Whether the bucket holds the state of one limit (or nothing yet). */
+        boolean holdsOne() {
+            return states == null || states == INLINE || states instanceof LimitState;
+        }
+
+        /** The state of the one limit, for a cell that {@linkplain #holdsOne holds one} and was written. */
+        LimitState single() {
+            return states == INLINE ? new LimitState(balanceMilli, consumedMilli, windowStartMillis)
+                    : (LimitState) states;
         }
 
         void store(BucketState state, List<Limit> limits) {
@@ -128,11 +148,25 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             if (all.size() == 1 && limits.size() == 1) {
                 LimitState single = all.get(limits.get(0).name());
                 if (single != null) {
-                    this.states = single;
+                    store(single, state.lastRefillMillis(), limits);
                     return;
                 }
             }
             this.states = all;
+        }
+
+        /** Keeps {@code single} as the state of the one limit of {@code limits}, at {@code at}. */
+        void store(LimitState single, long at, List<Limit> limits) {
+            this.lastRefillMillis = at;
+            this.limits = limits;
+            if (single.holders().isEmpty()) {
+                this.balanceMilli = single.balanceMilli();
+                this.consumedMilli = single.consumedMilli();
+                this.windowStartMillis = single.windowStartMillis();
+                this.states = INLINE;
+            } else {
+                this.states = single;
+            }
         }
     }
 
@@ -319,7 +353,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 if (cell.retired) {
                     continue;
                 }
-                admitted = cell.states instanceof LimitState || cell.states == null
+                admitted = cell.holdsOne()
                         ? takeOne(cell, limits, amountMilli, countOnly, now, outcome)
                         : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome);
                 break;
@@ -329,13 +363,25 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         return admitted;
     }
 
-    /** {@link #takeOne} on a cell that holds one limit's state, or none yet. */
+    /**
+     * {@link #takeOne} on a cell that holds one limit's state, or none yet: a dripping limit kept in the cell's
+     * fields is refilled and debited there, allocating nothing; any other through {@link BucketState}'s per-limit
+     * transitions.
+     */
     private static boolean takeOne(Cell cell, List<Limit> limits, long amountMilli, boolean countOnly, long now,
             Outcome outcome) {
         Limit limit = limits.get(0);
+        return cell.states == Cell.INLINE && !limit.isConcurrency() && sameName(cell.limits, limit)
+                ? takeInline(cell, limit, limits, amountMilli, countOnly, now, outcome)
+                : takeOneState(cell, limit, limits, amountMilli, countOnly, now, outcome);
+    }
+
+    /** {@link #takeOne} through {@link BucketState}'s per-limit transitions. */
+    private static boolean takeOneState(Cell cell, Limit limit, List<Limit> limits, long amountMilli,
+            boolean countOnly, long now, Outcome outcome) {
         Object held = cell.states;
         long last = held == null ? now : cell.lastRefillMillis;
-        LimitState old = held == null || !sameName(cell.limits, limit) ? null : (LimitState) held;
+        LimitState old = held != null && sameName(cell.limits, limit) ? cell.single() : null;
         LimitState refilled = BucketState.refilledLimit(limit, old, last, now);
         if (!countOnly && BucketState.refuses(limit, amountMilli, refilled.balanceMilli(), false)) {
             outcome.refused(cell.state());
@@ -344,10 +390,44 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         long at = Math.max(last, now);
         LimitState after = amountMilli == 0 ? refilled
                 : BucketState.debitedLimit(limit, refilled, at, amountMilli, countOnly, null);
+        cell.store(after, at, limits);
+        outcome.admitted(after.balanceMilli(), at);
+        return true;
+    }
+
+    /**
+     * {@link #takeOne} on a dripping limit kept in the plain fields of a cell: the refill, check and debit of
+     * {@link BucketState#refilledLimit} and {@link BucketState#debitedLimit}, in place. A limit that does not drip
+     * at this instant (a schedule can make it a quota) goes the way of the other states.
+     */
+    private static boolean takeInline(Cell cell, Limit limit, List<Limit> limits, long amountMilli, boolean countOnly,
+            long now, Outcome outcome) {
+        long last = cell.lastRefillMillis;
+        Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, last));
+        if (!p.drips()) {
+            return takeOneState(cell, limit, limits, amountMilli, countOnly, now, outcome);
+        }
+        long balance = BucketMath.refill(cell.balanceMilli, p.capacityMilli(), p.refillAmountMilli(),
+                p.refillPeriodMillis(), last, now);
+        if (!countOnly && BucketState.refuses(limit, amountMilli, balance, false)) {
+            outcome.refused(cell.state());
+            return false;
+        }
+        long at = Math.max(last, now);
+        if (amountMilli != 0) {
+            if (!countOnly) {
+                balance = BucketMath.saturatedSubtract(balance, amountMilli);
+                if (amountMilli > 0 && cell.windowStartMillis == LimitState.NO_WINDOW
+                        && limit.resetAfter().isPresent()) {
+                    cell.windowStartMillis = at;
+                }
+            }
+            cell.consumedMilli = BucketMath.saturatedAdd(cell.consumedMilli, amountMilli);
+        }
+        cell.balanceMilli = balance;
         cell.lastRefillMillis = at;
-        cell.states = after;
         cell.limits = limits;
-        outcome.admitted(after, at);
+        outcome.admitted(balance, at);
         return true;
     }
 
@@ -368,7 +448,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         }
         BucketState debited = state.debited(limits, amounts, countOnly, null);
         cell.store(debited, limits);
-        outcome.admitted(debited.limits().get(limit.name()), debited.lastRefillMillis());
+        outcome.admitted(debited.limits().get(limit.name()).balanceMilli(), debited.lastRefillMillis());
         return true;
     }
 
