@@ -1,5 +1,6 @@
 package dev.zaelimiter.docs;
 
+import dev.zaelimiter.Attempt;
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.CircuitBreaker;
 import dev.zaelimiter.Availability;
@@ -376,6 +377,31 @@ class DocsExamplesTest {
             assertThat(limiter.checkAvailability("user-1", "gpt-4", Map.of("rpm", 1L)).allowed()).isTrue();
             assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 1L);   // nothing consumed
             // end::checkAvailability[]
+        }
+
+        @Test
+        void tryAcquire() {
+            // tag::tryAcquire[]
+            MutableClock clock = MutableClock.start();
+            RateLimiter limiter = RateLimiter.builder().clock(clock).build();
+            limiter.admin().setResourceDefaults("search", List.of(Limit.perSecond("rps", 2)));
+
+            for (int call = 1; call <= 3; call++) {
+                Attempt attempt = limiter.tryAcquire("user-1", "search", Map.of("rps", 1L));
+                if (!attempt.admitted()) {                                   // the 3rd call: answered, not raised
+                    assertThat(call).isEqualTo(3);
+                    assertThat(attempt.retryAfter()).isEqualTo(Duration.ofMillis(500));
+                    assertThat(attempt.statuses().get(0).exceeded()).isTrue();
+                    assertThatThrownBy(attempt::lease).isInstanceOf(RateLimitExceededException.class);
+                    continue;
+                }
+                try (Lease lease = attempt.lease()) {                        // the lease itself
+                    assertThat(lease).isSameAs(attempt);
+                }
+            }
+            clock.advance(Duration.ofMillis(500));
+            assertThat(limiter.tryAcquire("user-1", "search", Map.of("rps", 1L)).admitted()).isTrue();
+            // end::tryAcquire[]
         }
 
         @Test

@@ -206,6 +206,32 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
         return delegate.audit();
     }
 
+    /**
+     * The delegate's in-place decisions, each timed as a {@code tryAcquire} (which it stands for), or none when the
+     * delegate has none.
+     */
+    @Override
+    public dev.zaelimiter.store.LocalBuckets localBuckets() {
+        dev.zaelimiter.store.LocalBuckets local = delegate.localBuckets();
+        if (local == null) {
+            return null;
+        }
+        return (key, limits, amountMilli, countOnly, now, outcome) -> {
+            long start = System.nanoTime();
+            Outcome result = Outcome.ERROR;
+            try {
+                boolean admitted = local.takeOne(key, limits, amountMilli, countOnly, now, outcome);
+                result = Outcome.SUCCESS;
+                return admitted;
+            } catch (StoreUnavailableException e) {
+                result = Outcome.UNAVAILABLE;
+                throw e;
+            } finally {
+                timer(Operation.TRY_ACQUIRE, result).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            }
+        };
+    }
+
     @Override
     public void close() {
         delegate.close();

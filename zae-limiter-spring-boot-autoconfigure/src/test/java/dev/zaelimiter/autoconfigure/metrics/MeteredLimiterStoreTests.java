@@ -10,6 +10,8 @@ import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.BucketState;
+import dev.zaelimiter.store.LocalBuckets;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -76,11 +78,38 @@ class MeteredLimiterStoreTests {
         Set<String> operations = registry.get(MeteredLimiterStore.STORE_LATENCY).timers().stream()
                 .map(t -> t.getId().getTag("operation")).collect(Collectors.toSet());
         Set<String> methods = Arrays.stream(LimiterStore.class.getMethods())
-                .map(Method::getName).filter(name -> !Set.of("close", "usage", "audit").contains(name))
+                .map(Method::getName).filter(name -> !Set.of("close", "usage", "audit", "localBuckets").contains(name))
                 .collect(Collectors.toSet());
         assertThat(operations).isEqualTo(methods);
         assertThat(registry.get(MeteredLimiterStore.STORE_LATENCY).tags("operation", "createEntity",
                 "outcome", "success").timer().count()).isEqualTo(2);
+    }
+
+    @Test
+    void passesOnInPlaceDecisionsTimedAsTryAcquire() {
+        MeteredLimiterStore store = new MeteredLimiterStore(new InMemoryStore(), () -> registry);
+        List<Limit> limits = List.of(Limit.perMinute("rpm", 1));
+        LocalBuckets local = store.localBuckets();
+        long[] balances = new long[1];
+        LocalBuckets.Outcome outcome = new LocalBuckets.Outcome() {
+            @Override
+            public void admitted(long balanceMilli, long at) {
+                balances[0] = balanceMilli;
+            }
+
+            @Override
+            public void refused(BucketState stored) {
+                balances[0] = -1;
+            }
+        };
+
+        assertThat(local.takeOne(new BucketKey("user-1", "api"), limits, 1000, false, 0, outcome)).isTrue();
+        assertThat(balances[0]).isZero();
+        assertThat(local.takeOne(new BucketKey("user-1", "api"), limits, 1000, false, 0, outcome)).isFalse();
+        assertThat(balances[0]).isEqualTo(-1);
+
+        assertThat(timer("tryAcquire", "success").count()).isEqualTo(2);
+        assertThat(new MeteredLimiterStore(new SwitchableStore(), () -> registry).localBuckets()).isNull();
     }
 
     @Test
