@@ -17,15 +17,16 @@ import java.util.Map;
  * answers the common questions from it, and becomes a {@link DefaultLease} only when a correction needs one. As the
  * decision's {@link LocalBuckets.Outcome}, it also keeps what a refusal needs to explain itself.
  */
-final class OneLimitLease implements Lease, LocalBuckets.Outcome {
+final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explanation {
 
     private final LeaseWrites writes;
     private final RequestPlanner.Resolved target;
     private final BucketKey key;
     private final RequestPlanner.Amounts amounts;
     private final long amountMilli;
-    /** Admitted: the limit's balance after the debit, and the bucket's instant. */
+    /** Admitted: the limit's balance after the debit. */
     private long balanceMilli;
+    /** Admitted: the bucket's instant; refused: the decision's. */
     private long at;
     /** Refused: the bucket as stored before the call ({@code null}: never written). */
     private BucketState stored;
@@ -57,9 +58,14 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome {
         this.at = at;
     }
 
+    /** Refused: the bucket as it was stored, and the decision's instant ({@code now}, not refilled to). */
     @Override
     public void refused(BucketState stored) {
         this.stored = stored;
+    }
+
+    void refusedAt(long now) {
+        this.at = now;
     }
 
     Limit limit() {
@@ -79,8 +85,10 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome {
         return target.limit().isSoft() && balanceMilli < 0;
     }
 
-    /** The refusal of this call, decided at {@code now}, as {@link RateLimiter#acquire} raises it. */
-    RateLimitExceededException refusal(long now) {
+    /** The refusal of this call, as {@link RateLimiter#acquire} raises it. */
+    @Override
+    public RateLimitExceededException explain() {
+        long now = at;
         List<Limit> limits = target.bucketLimits();
         BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
         List<LimitStatus> statuses = RequestPlanner.statuses(RequestPlanner.lonePlan(target, key, amounts),

@@ -76,7 +76,10 @@ public final class RateLimiter implements AutoCloseable {
         this.listener = builder.listener;
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         UsageStore history = builder.usageHistory ? capability("usage history", store::usage) : null;
-        this.usage = history != null ? new UsageRecorder(history, clock, builder.usageFlushInterval) : null;
+        this.usage = history != null
+                ? new UsageRecorder(history, capability("in-place decisions", store::localBuckets), clock,
+                        builder.usageFlushInterval)
+                : null;
         this.audit = new AuditLog(capability("audit log", store::audit), clock, builder.actor);
         this.admin = new RateLimiterAdmin(store, usage, audit, clock);
         this.breaker = builder.breakerEnabled
@@ -178,7 +181,8 @@ public final class RateLimiter implements AutoCloseable {
                     BucketKey key = new BucketKey(request.entityId(), request.resource());
                     long amount = inPlace.firstMilli();
                     one = new OneLimitLease(leaseWrites, lone, key, inPlace, amount);
-                    admitted = local.takeOne(key, lone.bucketLimits(), amount, lone.bypass(), now, one);
+                    admitted = local.takeOne(key, lone.bucketLimits(), amount, lone.bypass(), now, usage != null,
+                            one);
                 } else {
                     plan = planner.plan(request, now, lone);
                     result = store.tryAcquire(plan.debits(), now);
@@ -228,25 +232,21 @@ public final class RateLimiter implements AutoCloseable {
         return lease;
     }
 
-    /** What follows a decision the store made in place: usage, the listener, and the lease or the refusal. */
+    /**
+     * What follows a decision the store made in place (which counted its usage too): the listener, and the lease or
+     * the refusal.
+     */
     private Attempt decidedInPlace(AcquireRequest request, OneLimitLease one, boolean admitted, long now,
             long started) {
-        BucketKey key = one.key();
         if (admitted) {
-            if (usage != null) {
-                usage.admittedOne(key, one.limit(), one.amountMilli(), one.bypassed(), one.inDebt(),
-                        now);
-            }
             if (listener != null) {
                 notify(request, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
                         one.statuses(), started);
             }
             return one;
         }
-        Refusal refusal = Refusal.explainedBy(() -> one.refusal(now));
-        if (usage != null) {
-            usage.refusedOne(key, one.limit().name(), now);
-        }
+        one.refusedAt(now);
+        Refusal refusal = Refusal.explainedBy(one);
         notify(request, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(), started);
         return refusal;
     }

@@ -2,7 +2,6 @@ package dev.zaelimiter;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * A refused {@link Attempt}: the exception {@link RateLimiter#acquire} would have raised, built when first asked
@@ -10,11 +9,16 @@ import java.util.function.Supplier;
  */
 final class Refusal implements Attempt {
 
-    private final Supplier<RateLimitExceededException> explain;
+    /** Builds the exception of a refusal that was not explained when decided. */
+    interface Explanation {
+        RateLimitExceededException explain();
+    }
+
+    private final Explanation explanation;
     private RateLimitExceededException exception;
 
-    private Refusal(Supplier<RateLimitExceededException> explain) {
-        this.explain = explain;
+    private Refusal(Explanation explanation) {
+        this.explanation = explanation;
     }
 
     /** A refusal already explained. */
@@ -24,15 +28,15 @@ final class Refusal implements Attempt {
         return refusal;
     }
 
-    /** A refusal explained by {@code explain} when first read. */
-    static Refusal explainedBy(Supplier<RateLimitExceededException> explain) {
-        return new Refusal(explain);
+    /** A refusal explained by {@code explanation} when first read. */
+    static Refusal explainedBy(Explanation explanation) {
+        return new Refusal(explanation);
     }
 
     /** The refusal as {@link RateLimiter#acquire} raises it. */
     synchronized RateLimitExceededException exception() {
         if (exception == null) {
-            exception = explain.get();
+            exception = explanation.explain();
         }
         return exception;
     }

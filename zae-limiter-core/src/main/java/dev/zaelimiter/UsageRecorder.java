@@ -2,6 +2,7 @@ package dev.zaelimiter;
 
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.LocalBuckets;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.store.UsagePeriod;
 import dev.zaelimiter.store.UsageStore;
@@ -50,6 +51,8 @@ final class UsageRecorder implements AutoCloseable {
     });
 
     private final UsageStore store;
+    /** The store's in-place decisions, which count their own usage, or {@code null}. */
+    private final LocalBuckets local;
     private final Clock clock;
     private final String writerId = UUID.randomUUID().toString();
     private final AtomicLong sequence = new AtomicLong();
@@ -188,8 +191,9 @@ final class UsageRecorder implements AutoCloseable {
      * Records into {@code store}, flushing every {@code interval} in the background ({@link Duration#ZERO}: only when
      * {@link #flush()} or {@link #close()} is called).
      */
-    UsageRecorder(UsageStore store, Clock clock, Duration interval) {
+    UsageRecorder(UsageStore store, LocalBuckets local, Clock clock, Duration interval) {
         this.store = store;
+        this.local = local;
         this.clock = clock;
         if (interval.isZero()) {
             this.schedule = null;
@@ -230,33 +234,6 @@ final class UsageRecorder implements AutoCloseable {
             } finally {
                 slot.exit();
             }
-        }
-    }
-
-    /** An admitted call decided in place: {@code amountMilli} of the one limit of {@code key}'s bucket. */
-    void admittedOne(BucketKey key, Limit limit, long amountMilli, boolean countOnly, boolean overdrawn, long now) {
-        SlotCounters slot = enter(key, now);
-        try {
-            Counters counters = counters(slot, limit.name());
-            counters.admitted();
-            if (amountMilli != 0) {
-                counters.spent(countOnly, amountMilli);
-            }
-            if (overdrawn) {
-                counters.overdrawn();
-            }
-        } finally {
-            slot.exit();
-        }
-    }
-
-    /** A call decided in place that its one hard limit refused. */
-    void refusedOne(BucketKey key, String limitName, long now) {
-        SlotCounters slot = enter(key, now);
-        try {
-            counters(slot, limitName).refused();
-        } finally {
-            slot.exit();
         }
     }
 
@@ -395,6 +372,9 @@ final class UsageRecorder implements AutoCloseable {
 
     /** Moves what calls counted into the writes of their hour and day; drops idle slots of past hours. */
     private void drain() {
+        if (local != null) {
+            local.drainUsage(this::counted);
+        }
         long currentHour = UsageGranularity.HOUR.periodStart(clock.millis());
         for (Map.Entry<Slot, SlotCounters> entry : live.entrySet()) {
             Slot slot = entry.getKey();
@@ -420,11 +400,15 @@ final class UsageRecorder implements AutoCloseable {
                 continue;
             }
             idle = false;
-            add(new Target(slot.key(), UsageGranularity.HOUR, slot.hourStart()), limit.limitName, counts);
-            add(new Target(slot.key(), UsageGranularity.DAY, UsageGranularity.DAY.periodStart(slot.hourStart())),
-                    limit.limitName, counts);
+            counted(slot.key(), limit.limitName, slot.hourStart(), counts);
         }
         return idle;
+    }
+
+    /** Counts of one limit of {@code key} in one hour, added to the hour and to its day. */
+    private void counted(BucketKey key, String limitName, long hourStart, UsageCounts counts) {
+        add(new Target(key, UsageGranularity.HOUR, hourStart), limitName, counts);
+        add(new Target(key, UsageGranularity.DAY, UsageGranularity.DAY.periodStart(hourStart)), limitName, counts);
     }
 
     private void add(Target target, String limitName, UsageCounts counts) {

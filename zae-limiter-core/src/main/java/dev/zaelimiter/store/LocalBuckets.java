@@ -7,8 +7,9 @@ import java.util.List;
 /**
  * What a store whose buckets live in this process's heap offers besides {@link LimiterStore#tryAcquire}: the most
  * common decision (one bucket, one plain limit, no per-call override) made in place, without the request and result
- * objects the general call passes. The limiter uses it when {@link LimiterStore#localBuckets()} answers one; the
- * outcome must be exactly what {@code tryAcquire} of the equivalent {@link BucketDebit} would decide and write.
+ * objects the general call passes, and counted for the usage history in the bucket itself. The limiter uses it when
+ * {@link LimiterStore#localBuckets()} answers one; the outcome must be exactly what {@code tryAcquire} of the
+ * equivalent {@link BucketDebit} would decide and write.
  */
 public interface LocalBuckets {
 
@@ -16,13 +17,22 @@ public interface LocalBuckets {
      * Decides a call that takes {@code amountMilli} of the one limit of {@code limits} from the bucket {@code key}:
      * brings the bucket to {@code now} under {@code limits}, admits the call unless the limit is hard and lacks the
      * amount ({@code countOnly}: always, and only consumption is counted), and writes the debit when it admits.
-     * Tells {@code outcome} what it saw before returning.
+     * Tells {@code outcome} what it saw before returning. With {@code countUsage}, also counts the decision for the
+     * usage history, in the UTC hour of {@code now}, as {@link #drainUsage} hands it over: an admitted call (with its
+     * amount as consumed, or as bypassed when {@code countOnly}; as overdrawn when a soft limit ends in debt), or a
+     * refused one.
      *
      * @param limits one limit, not a concurrency limit; the bucket is kept under it
      * @return whether the call was admitted
      */
     boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
-            Outcome outcome);
+            boolean countUsage, Outcome outcome);
+
+    /**
+     * Hands {@code sink} every count that {@link #takeOne} made and did not hand over yet, each once, and forgets
+     * it: exact under concurrent decisions.
+     */
+    void drainUsage(UsageSink sink);
 
     /** Receives what {@link #takeOne} decided, from inside the decision. */
     interface Outcome {
@@ -35,5 +45,12 @@ public interface LocalBuckets {
          * refilled to the same instant under the same limits explains the refusal.
          */
         void refused(BucketState stored);
+    }
+
+    /** Receives the usage counts of in-place decisions. */
+    interface UsageSink {
+
+        /** What decisions on {@code key}'s limit {@code limitName} counted in the UTC hour from {@code hourStart}. */
+        void counted(BucketKey key, String limitName, long hourStart, UsageCounts counts);
     }
 }

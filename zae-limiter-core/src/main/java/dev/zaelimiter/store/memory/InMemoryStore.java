@@ -16,6 +16,8 @@ import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.UsageCounts;
+import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 
@@ -25,7 +27,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,6 +60,10 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     /** Bumped after every configuration or entity write, so that a snapshot built before it is not reused. */
     private volatile long configVersion;
     private final AtomicLong writesSinceSweep = new AtomicLong();
+    /** Usage counts of buckets that changed hour or limit, or went, since the last {@link #drainUsage}. */
+    private final Queue<PendingUsage> pendingUsage = new ConcurrentLinkedQueue<>();
+    /** Whether a decision asked to count usage: new buckets are then made to count. */
+    private volatile boolean countingUsage;
     private final AtomicBoolean sweeping = new AtomicBoolean();
     private volatile long sweepInterval = MIN_SWEEP_INTERVAL;
     private final MemoryUsage usage;
@@ -103,7 +111,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * state of its one limit (the common case) in plain fields, or in {@code states}: the {@link LimitState} of a
      * single limit with slot holders, or the map of several limits' states.
      */
-    private static final class Cell {
+    private static class Cell {
         /** {@code states} when the one limit's state is in the plain fields. */
         private static final Object INLINE = new Object();
 
@@ -141,6 +149,37 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                     : (LimitState) states;
         }
 
+        /** The balance of {@code limit} as written, for a bucket that was. */
+        long balanceOf(Limit limit) {
+            Object held = states;
+            if (held == INLINE) {
+                return balanceMilli;
+            }
+            if (held instanceof LimitState single) {
+                return single.balanceMilli();
+            }
+            @SuppressWarnings("unchecked")
+            LimitState state = ((Map<String, LimitState>) held).get(limit.name());
+            return state == null ? 0 : state.balanceMilli();
+        }
+
+        void copyFrom(Cell other) {
+            this.lastRefillMillis = other.lastRefillMillis;
+            this.balanceMilli = other.balanceMilli;
+            this.consumedMilli = other.consumedMilli;
+            this.windowStartMillis = other.windowStartMillis;
+            this.states = other.states;
+            this.limits = other.limits;
+        }
+
+        /** Hands any usage counts this bucket holds to {@code pending}, before it goes. */
+        void retire(Queue<PendingUsage> pending, BucketKey key) {
+            retired = true;
+            if (this instanceof CountingCell counting) {
+                counting.moveTo(pending, key);
+            }
+        }
+
         void store(BucketState state, List<Limit> limits) {
             this.lastRefillMillis = state.lastRefillMillis();
             this.limits = limits;
@@ -168,6 +207,77 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 this.states = single;
             }
         }
+    }
+
+    /**
+     * A bucket that also counts the usage of the decisions made in place on it, in the hour of the latest one (see
+     * {@link LocalBuckets#takeOne}), under the same monitor: counts are moved to {@link #pendingUsage} when the hour or
+     * the limit changes or the bucket goes, and handed over by {@link #drainUsage}. Only stores asked to count have
+     * these, so that a store without usage history keeps its buckets smaller.
+     */
+    private static final class CountingCell extends Cell {
+        private long usageHour;
+        private String usageLimit;
+        private long admitted;
+        private long refused;
+        private long overdrawn;
+        private long consumedMilli;
+        private long bypassedMilli;
+
+        CountingCell() {
+        }
+
+        /** A counting copy of {@code cell}, which is retired in its favour. */
+        CountingCell(Cell cell) {
+            copyFrom(cell);
+        }
+
+        void count(BucketKey key, long hourStart, String limitName, boolean admittedCall, long amountMilli,
+                boolean countOnly, boolean inDebt, Queue<PendingUsage> pending) {
+            if (hourStart != usageHour || !limitName.equals(usageLimit)) {
+                moveTo(pending, key);
+                usageHour = hourStart;
+                usageLimit = limitName;
+            }
+            if (!admittedCall) {
+                refused++;
+                return;
+            }
+            admitted++;
+            if (countOnly) {
+                bypassedMilli = BucketMath.saturatedAdd(bypassedMilli, amountMilli);
+            } else {
+                consumedMilli = BucketMath.saturatedAdd(consumedMilli, amountMilli);
+            }
+            if (inDebt) {
+                overdrawn++;
+            }
+        }
+
+        /** The counts not handed over yet, zeroed; {@code null} when there are none. */
+        UsageCounts take() {
+            if (admitted == 0 && refused == 0 && consumedMilli == 0 && bypassedMilli == 0) {
+                return null;
+            }
+            UsageCounts counts = new UsageCounts(consumedMilli, admitted, refused, overdrawn, bypassedMilli);
+            admitted = 0;
+            refused = 0;
+            overdrawn = 0;
+            consumedMilli = 0;
+            bypassedMilli = 0;
+            return counts;
+        }
+
+        void moveTo(Queue<PendingUsage> pending, BucketKey key) {
+            UsageCounts counts = take();
+            if (counts != null) {
+                pending.add(new PendingUsage(key, usageLimit, usageHour, counts));
+            }
+        }
+    }
+
+    /** Counts of in-place decisions set aside until the next {@link #drainUsage}. */
+    private record PendingUsage(BucketKey key, String limitName, long hourStart, UsageCounts counts) {
     }
 
     private record SharedSnapshot(long version, ConfigSnapshot snapshot) {
@@ -264,7 +374,15 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         boolean existed = entities.remove(entityId) != null;
         config.keySet().removeIf(scope -> entityId.equals(scope.entityId()));
         configChanged();
-        buckets.keySet().removeIf(key -> key.entityId().equals(entityId));
+        for (var entry : buckets.entrySet()) {
+            if (entry.getKey().entityId().equals(entityId)) {
+                Cell cell = entry.getValue();
+                synchronized (cell) {
+                    cell.retire(pendingUsage, entry.getKey());
+                    buckets.remove(entry.getKey(), cell);
+                }
+            }
+        }
         return existed;
     }
 
@@ -345,7 +463,10 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      */
     @Override
     public boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
-            Outcome outcome) {
+            boolean countUsage, Outcome outcome) {
+        if (countUsage && !countingUsage) {
+            countingUsage = true;
+        }
         boolean admitted;
         while (true) {
             Cell cell = cell(key);
@@ -353,14 +474,48 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 if (cell.retired) {
                     continue;
                 }
+                if (countUsage && !(cell instanceof CountingCell)) {
+                    CountingCell counting = new CountingCell(cell);
+                    cell.retired = true;
+                    buckets.replace(key, cell, counting);
+                    continue;
+                }
                 admitted = cell.holdsOne()
                         ? takeOne(cell, limits, amountMilli, countOnly, now, outcome)
                         : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome);
+                if (countUsage) {
+                    Limit limit = limits.get(0);
+                    ((CountingCell) cell).count(key, UsageGranularity.HOUR.periodStart(now), limit.name(), admitted,
+                            amountMilli, countOnly, admitted && limit.isSoft() && cell.balanceOf(limit) < 0,
+                            pendingUsage);
+                }
                 break;
             }
         }
         afterWrite(now);
         return admitted;
+    }
+
+    @Override
+    public void drainUsage(UsageSink sink) {
+        for (var entry : buckets.entrySet()) {
+            if (entry.getValue() instanceof CountingCell cell) {
+                UsageCounts counts;
+                String limitName;
+                long hour;
+                synchronized (cell) {
+                    counts = cell.take();
+                    limitName = cell.usageLimit;
+                    hour = cell.usageHour;
+                }
+                if (counts != null) {
+                    sink.counted(entry.getKey(), limitName, hour, counts);
+                }
+            }
+        }
+        for (PendingUsage pending; (pending = pendingUsage.poll()) != null; ) {
+            sink.counted(pending.key(), pending.limitName(), pending.hourStart(), pending.counts());
+        }
     }
 
     /**
@@ -454,7 +609,8 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
     private Cell cell(BucketKey key) {
         Cell cell = buckets.get(key);
-        return cell != null ? cell : buckets.computeIfAbsent(key, k -> new Cell());
+        return cell != null ? cell
+                : buckets.computeIfAbsent(key, k -> countingUsage ? new CountingCell() : new Cell());
     }
 
     @Override
@@ -534,7 +690,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         Cell cell = buckets.get(key);
         if (cell != null) {
             synchronized (cell) {
-                cell.retired = true;
+                cell.retire(pendingUsage, key);
                 buckets.remove(key, cell);
             }
         }
@@ -558,7 +714,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             synchronized (cell) {
                 BucketState state = cell.retired ? null : cell.state();
                 if (!cell.retired && (state == null || state.refilled(cell.limits, now).isFull(cell.limits))) {
-                    cell.retired = true;
+                    cell.retire(pendingUsage, entry.getKey());
                     buckets.remove(entry.getKey(), cell);
                     evicted++;
                 }

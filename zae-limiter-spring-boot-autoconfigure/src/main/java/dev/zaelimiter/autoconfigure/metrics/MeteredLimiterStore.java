@@ -216,18 +216,27 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
         if (local == null) {
             return null;
         }
-        return (key, limits, amountMilli, countOnly, now, outcome) -> {
-            long start = System.nanoTime();
-            Outcome result = Outcome.ERROR;
-            try {
-                boolean admitted = local.takeOne(key, limits, amountMilli, countOnly, now, outcome);
-                result = Outcome.SUCCESS;
-                return admitted;
-            } catch (StoreUnavailableException e) {
-                result = Outcome.UNAVAILABLE;
-                throw e;
-            } finally {
-                timer(Operation.TRY_ACQUIRE, result).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        return new dev.zaelimiter.store.LocalBuckets() {
+            @Override
+            public boolean takeOne(dev.zaelimiter.store.BucketKey key, List<dev.zaelimiter.Limit> limits,
+                    long amountMilli, boolean countOnly, long now, boolean countUsage, Outcome outcome) {
+                long start = System.nanoTime();
+                MeteredLimiterStore.Outcome result = MeteredLimiterStore.Outcome.ERROR;
+                try {
+                    boolean admitted = local.takeOne(key, limits, amountMilli, countOnly, now, countUsage, outcome);
+                    result = MeteredLimiterStore.Outcome.SUCCESS;
+                    return admitted;
+                } catch (StoreUnavailableException e) {
+                    result = MeteredLimiterStore.Outcome.UNAVAILABLE;
+                    throw e;
+                } finally {
+                    timer(Operation.TRY_ACQUIRE, result).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                }
+            }
+
+            @Override
+            public void drainUsage(UsageSink sink) {
+                local.drainUsage(sink);
             }
         };
     }
