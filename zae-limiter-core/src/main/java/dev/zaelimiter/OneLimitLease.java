@@ -85,15 +85,19 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explan
         return target.limit().isSoft() && balanceMilli < 0;
     }
 
-    /** The refusal of this call, as {@link RateLimiter#acquire} raises it. */
+    /** The refusal of this call, as {@link RateLimiter#acquire} raises it; its statuses are built when read. */
     @Override
     public RateLimitExceededException explain() {
+        return new RateLimitExceededException(this::refusalStatuses, false);
+    }
+
+    /** The statuses of this call's refusal: the stored bucket refilled again to the decision's instant. */
+    private List<LimitStatus> refusalStatuses() {
         long now = at;
         List<Limit> limits = target.bucketLimits();
         BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
-        List<LimitStatus> statuses = RequestPlanner.statuses(RequestPlanner.lonePlan(target, key, amounts),
+        return RequestPlanner.statuses(RequestPlanner.lonePlan(target, key, amounts),
                 List.of(new BucketSnapshot(key, refilled)), false);
-        return new RateLimitExceededException(statuses, false, false);
     }
 
     /** This lease as a full one, which corrections go through. */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A call was refused because at least one hard limit lacked the tokens. Carries the status of every limit checked,
@@ -11,10 +12,12 @@ import java.util.Map;
  */
 public class RateLimitExceededException extends RateLimiterException {
 
-    private final List<LimitStatus> statuses;
-    private final Duration retryAfter;
+    private volatile List<LimitStatus> statuses;
+    private volatile Duration retryAfter;
     private final boolean waitsForSlots;
     private volatile String message;
+    /** Builds the statuses of a refusal explained when first read; {@code null} once explained. */
+    private transient volatile Supplier<List<LimitStatus>> explanation;
 
     public RateLimitExceededException(List<LimitStatus> statuses) {
         this(statuses, false);
@@ -35,15 +38,45 @@ public class RateLimitExceededException extends RateLimiterException {
      */
     protected RateLimitExceededException(List<LimitStatus> statuses, boolean waitsForSlots, boolean stackTrace) {
         super(null, stackTrace);
-        this.statuses = List.copyOf(statuses);
+        explained(statuses);
+        this.waitsForSlots = waitsForSlots;
+    }
+
+    /**
+     * A refusal raised by the limiter (no stack trace) whose statuses {@code explanation} builds when first read:
+     * a caller that only catches the refusal does not pay for them.
+     */
+    RateLimitExceededException(Supplier<List<LimitStatus>> explanation, boolean waitsForSlots) {
+        super(null, false);
+        this.explanation = explanation;
+        this.waitsForSlots = waitsForSlots;
+    }
+
+    private void explained(List<LimitStatus> given) {
+        List<LimitStatus> copy = List.copyOf(given);
         Duration longest = Duration.ZERO;
-        for (LimitStatus status : this.statuses) {
+        for (LimitStatus status : copy) {
             if (status.exceeded() && status.retryAfter().compareTo(longest) > 0) {
                 longest = status.retryAfter();
             }
         }
         this.retryAfter = longest;
-        this.waitsForSlots = waitsForSlots;
+        this.statuses = copy;
+    }
+
+    private List<LimitStatus> explain() {
+        List<LimitStatus> known = statuses;
+        if (known == null) {
+            synchronized (this) {
+                known = statuses;
+                if (known == null) {
+                    explained(explanation.get());
+                    explanation = null;
+                    known = statuses;
+                }
+            }
+        }
+        return known;
     }
 
     /** For refusals that limit statuses do not explain alone, such as a pause. */
@@ -59,7 +92,7 @@ public class RateLimitExceededException extends RateLimiterException {
     public String getMessage() {
         String built = message;
         if (built == null) {
-            built = message(statuses);
+            built = message(explain());
             message = built;
         }
         return built;
@@ -79,21 +112,22 @@ public class RateLimitExceededException extends RateLimiterException {
 
     /** Every limit checked, in the order they were evaluated (the entity first, then its parent). */
     public List<LimitStatus> statuses() {
-        return statuses;
+        return explain();
     }
 
     /** The limits that refused the call. */
     public List<LimitStatus> violations() {
-        return statuses.stream().filter(LimitStatus::exceeded).toList();
+        return explain().stream().filter(LimitStatus::exceeded).toList();
     }
 
     /** The limits that would have admitted the call, soft ones included. */
     public List<LimitStatus> passed() {
-        return statuses.stream().filter(s -> !s.exceeded()).toList();
+        return explain().stream().filter(s -> !s.exceeded()).toList();
     }
 
     /** The longest wait among the violations: after it, every hard limit could admit the same request. */
     public Duration retryAfter() {
+        explain();
         return retryAfter;
     }
 
@@ -107,7 +141,7 @@ public class RateLimitExceededException extends RateLimiterException {
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("error", "rate_limit_exceeded");
         map.put("message", getMessage());
-        map.put("retry_after_ms", retryAfter.toMillis());
+        map.put("retry_after_ms", retryAfter().toMillis());
         map.put("violations", violations().stream().map(LimitStatus::toMap).toList());
         map.put("passed", passed().stream().map(LimitStatus::toMap).toList());
         return map;

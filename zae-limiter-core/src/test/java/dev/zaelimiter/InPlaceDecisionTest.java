@@ -16,6 +16,7 @@ import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The in-memory store decides a one-bucket, one-limit call in place, without the objects of the general path. This
@@ -59,6 +60,28 @@ class InPlaceDecisionTest {
 
         assertThat(view.nextReset()).isNull();
         assertThat(view.consumed()).isEqualTo(2);
+    }
+
+    @Test
+    void aRefusalDecidedInPlaceExplainsItselfWhenReadAsItWasWhenDecided() {
+        inPlace.admin().setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rps", 2)));
+        inPlace.acquire("user-1", RESOURCE, Map.of("rps", 1L)).close();
+        inPlace.acquire("user-1", RESOURCE, Map.of("rps", 1L)).close();          // the next ones are in place
+        RateLimitExceededException unread = catchThrowableOfType(RateLimitExceededException.class,
+                () -> inPlace.acquire("user-1", RESOURCE, Map.of("rps", 1L)));
+        Duration expected = inPlace.checkAvailability("user-1", RESOURCE, Map.of("rps", 1L)).retryAfter();
+        assertThat(expected).isPositive();
+        clock.advance(Duration.ofSeconds(30));                                   // reading later changes nothing
+
+        for (RateLimitExceededException e : List.of(unread, unread)) {                // read twice
+            assertThat(e.retryAfter()).isEqualTo(expected);
+            assertThat(e.violations()).singleElement().satisfies(status -> {
+                assertThat(status.available()).isZero();
+                assertThat(status.retryAfter()).isEqualTo(expected);
+            });
+            assertThat(e.getMessage()).contains("user-1/api/rps", "retry after " + expected.toMillis() + " ms");
+            assertThat(e.getStackTrace()).isEmpty();
+        }
     }
 
     private static List<List<Limit>> configurations() {
