@@ -46,6 +46,10 @@ final class RateLimitHeaders {
         if (statuses.isEmpty()) {
             return;
         }
+        if (statuses.size() == 1) {
+            setOne(sink, statuses.get(0));
+            return;
+        }
         String primary = statuses.get(0).entityId();
         StringBuilder policy = null;
         StringBuilder limits = null;
@@ -72,6 +76,18 @@ final class RateLimitHeaders {
             sink.set(RATE_LIMIT_POLICY, policy.toString());
             sink.set(RATE_LIMIT, limits.toString());
         }
+    }
+
+    /** {@link #set} for a single status (the entity's own, so no prefix), each value built in one concatenation. */
+    private static void setOne(Sink sink, LimitStatus status) {
+        if (status.soft()) {
+            return;
+        }
+        String name = status.limitName();
+        sink.set(RATE_LIMIT_POLICY, "\"" + name + "\";q=" + sfInteger(status.capacity()));
+        sink.set(RATE_LIMIT, status.exceeded()
+                ? "\"" + name + "\";r=" + sfInteger(status.available()) + ";t=" + seconds(status.retryAfter())
+                : "\"" + name + "\";r=" + sfInteger(status.available()));
     }
 
     private static StringBuilder appendName(StringBuilder sb, String limitName, boolean parent) {

@@ -78,6 +78,8 @@ final class RateLimitRule {
     }
 
     private final PathPattern[] paths;
+    /** The paths as literal patterns when every one is literal, else {@code null}. */
+    private final LiteralPathPattern[] literalPaths;
     /** Upper-case method names, or {@code null} for every method. */
     private final String[] methods;
     private final String resource;
@@ -93,6 +95,7 @@ final class RateLimitRule {
             EntitySource source, String sourceDescription, String defaultId, EntityHasher hasher, Duration maxWait) {
         this.maxWait = maxWait;
         this.paths = paths;
+        this.literalPaths = literalPaths(paths);
         this.methods = methods;
         this.resource = resource;
         this.consume = consume;
@@ -123,6 +126,36 @@ final class RateLimitRule {
             }
         }
         return false;
+    }
+
+    /** Whether every path pattern is literal, so that {@link #matchesLiteralPath} can answer for all of them. */
+    boolean hasLiteralPaths() {
+        return literalPaths != null;
+    }
+
+    /**
+     * What {@link #matchesPath} answers for the path Spring parses from {@code uri}, for a rule that
+     * {@linkplain #hasLiteralPaths() has literal paths} and a URI whose path within the application starts at
+     * {@code from} as {@link LiteralPathPattern#start} found.
+     */
+    boolean matchesLiteralPath(String uri, int from) {
+        for (LiteralPathPattern pattern : literalPaths) {
+            if (pattern.matches(uri, from)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static LiteralPathPattern[] literalPaths(PathPattern[] paths) {
+        LiteralPathPattern[] literals = new LiteralPathPattern[paths.length];
+        for (int i = 0; i < paths.length; i++) {
+            literals[i] = LiteralPathPattern.of(paths[i]);
+            if (literals[i] == null) {
+                return null;
+            }
+        }
+        return literals;
     }
 
     /**
