@@ -142,7 +142,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
             return; // refused; the response is written
         }
         if (ietfHeaders && !lease.bypassed()) {
-            RateLimitResponses.setHeaders(response, lease.statuses());
+            RateLimitResponses.setHeaders(response, lease.statuses(), rule.lastPolicy());
         }
         try {
             chain.doFilter(request, response);

@@ -90,6 +90,7 @@ final class RateLimitRule {
     private final String defaultId;
     private final EntityHasher hasher;
     private final Duration maxWait;
+    private final RateLimitHeaders.LastPolicy lastPolicy = new RateLimitHeaders.LastPolicy();
 
     private RateLimitRule(PathPattern[] paths, String[] methods, String resource, Map<String, Long> consume,
             EntitySource source, String sourceDescription, String defaultId, EntityHasher hasher, Duration maxWait) {
@@ -186,6 +187,11 @@ final class RateLimitRule {
     /** How long a request may wait for capacity; zero refuses at once. */
     Duration maxWait() {
         return maxWait;
+    }
+
+    /** The policy header value this rule's requests last answered with. */
+    RateLimitHeaders.LastPolicy lastPolicy() {
+        return lastPolicy;
     }
 
     String sourceDescription() {

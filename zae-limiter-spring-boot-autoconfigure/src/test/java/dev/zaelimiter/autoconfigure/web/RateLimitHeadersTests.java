@@ -53,4 +53,20 @@ class RateLimitHeadersTests {
                 .containsEntry("RateLimit-Policy", "\"rpm\";q=100, \"parent.rpm\";q=100")
                 .containsEntry("RateLimit", "\"rpm\";r=42, \"parent.rpm\";r=0;t=2");
     }
+
+    @Test
+    void aRulesLastPolicyIsReusedUntilTheLimitOrItsCapacityChanges() {
+        RateLimitHeaders.LastPolicy policies = new RateLimitHeaders.LastPolicy();
+        Map<String, String> headers = new LinkedHashMap<>();
+        RateLimitHeaders.set(headers::put, List.of(status("alice", "rpm", 42, false, false)), policies);
+        assertThat(headers).isEqualTo(headers(List.of(status("alice", "rpm", 42, false, false))));
+        String first = headers.get("RateLimit-Policy");
+        RateLimitHeaders.set(headers::put, List.of(status("bob", "rpm", 7, true, false)), policies);
+        assertThat(headers.get("RateLimit-Policy")).isSameAs(first);
+        assertThat(headers.get("RateLimit")).isEqualTo("\"rpm\";r=7;t=2");
+
+        assertThat(policies.of("rpm", 200)).isEqualTo("\"rpm\";q=200");
+        assertThat(policies.of("rps", 200)).isEqualTo("\"rps\";q=200");
+        assertThat(policies.of("rps", Long.MAX_VALUE)).isEqualTo("\"rps\";q=999999999999999");
+    }
 }
