@@ -13,8 +13,8 @@ import org.springframework.web.util.pattern.PathPattern;
  */
 record LiteralPathPattern(String literal, boolean rest) {
 
-    /** Characters with a meaning in a pattern or a path segment other than themselves. */
-    private static final String SPECIAL = "*?{}\\%;";
+    /** Characters with a meaning in a pattern other than themselves ({@code %} and {@code ;} are not plain either). */
+    private static final String WILDCARDS = "*?{}\\";
 
     /** The literal form of {@code pattern}, or {@code null} when it has wildcards, variables or special characters. */
     static LiteralPathPattern of(PathPattern pattern) {
@@ -31,7 +31,7 @@ record LiteralPathPattern(String literal, boolean rest) {
             return null;
         }
         for (int i = 0; i < literal.length(); i++) {
-            if (SPECIAL.indexOf(literal.charAt(i)) >= 0) {
+            if (WILDCARDS.indexOf(literal.charAt(i)) >= 0) {
                 return null;
             }
         }
@@ -47,12 +47,6 @@ record LiteralPathPattern(String literal, boolean rest) {
     static int start(String uri, String contextPath) {
         if (uri == null || !isPlain(uri, 0)) {
             return -1;
-        }
-        for (int i = 0; i < uri.length(); i++) {
-            char c = uri.charAt(i);
-            if (c == '%' || c == ';') {
-                return -1;
-            }
         }
         if (contextPath == null || contextPath.isEmpty() || contextPath.equals("/")) {
             return 0;
@@ -74,16 +68,22 @@ record LiteralPathPattern(String literal, boolean rest) {
         return uri.startsWith(literal, from) && (end == uri.length() || uri.charAt(end) == '/');
     }
 
-    /** Non-empty, starting with {@code /}, no empty segment and no trailing {@code /}, from {@code from} on. */
+    /**
+     * Non-empty, starting with {@code /}, without {@code %} or {@code ;}, with no empty segment and no trailing
+     * {@code /}, from {@code from} on.
+     */
     private static boolean isPlain(String path, int from) {
         int length = path.length();
         if (length <= from || path.charAt(from) != '/' || (length > from + 1 && path.charAt(length - 1) == '/')) {
             return false;
         }
+        char previous = '/';
         for (int i = from + 1; i < length; i++) {
-            if (path.charAt(i) == '/' && path.charAt(i - 1) == '/') {
+            char c = path.charAt(i);
+            if (c == '%' || c == ';' || (c == '/' && previous == '/')) {
                 return false;
             }
+            previous = c;
         }
         return true;
     }
