@@ -82,6 +82,24 @@ class RateLimitedCallPathTests {
         }
     }
 
+    public static class Base {
+
+        @RateLimited(resource = "chat", entity = "#userId", consume = @Consume(limit = "rpm"))
+        public void call(String userId) {
+        }
+    }
+
+    public static class Overriding extends Base {
+
+        @RateLimited(resource = "models", entity = "#userId", consume = @Consume(limit = "rpm"))
+        @Override
+        public void call(String userId) {
+        }
+    }
+
+    public static class Inherits extends Base {
+    }
+
     private Chat proxy() {
         ProxyFactory factory = new ProxyFactory(new Chat());
         factory.setProxyTargetClass(true);
@@ -187,5 +205,23 @@ class RateLimitedCallPathTests {
             assertThat(RateLimitContext.currentLease()).containsSame(outer);
         }
         assertThat(available("henry", "rpm")).isEqualTo(98);
+    }
+
+    @Test
+    void oneMethodCalledOnSeveralTargetClassesIsCompiledForEach() throws Exception {
+        Method call = Base.class.getMethod("call", String.class);
+        RateLimitedMethod onBase = source.get(call, Base.class);
+        RateLimitedMethod onOverriding = source.get(call, Overriding.class);
+        RateLimitedMethod onInherits = source.get(call, Inherits.class);
+        assertThat(onBase.operations[0].resource).isEqualTo("chat");
+        assertThat(onOverriding.operations[0].resource).isEqualTo("models");
+        assertThat(onInherits.operations[0].resource).isEqualTo("chat");
+        assertThat(source.get(call, Overriding.class)).isSameAs(onOverriding);
+        assertThat(source.get(call, Base.class)).isSameAs(onBase);
+        assertThat(source.get(Base.class.getMethod("call", String.class), Inherits.class)).as("an equal Method")
+                .isSameAs(onInherits);
+        assertThat(source.get(Object.class.getMethod("toString"), Base.class)).isNull();
+        assertThat(source.get(Object.class.getMethod("toString"), Base.class)).isNull();
+        assertThat(source.size()).isEqualTo(4);
     }
 }
