@@ -32,8 +32,7 @@ import java.util.Map;
 /**
  * {@code @RateLimited} through a Spring AOP proxy built with the starter's advisor, and the servlet filter with one
  * rule, each next to the same work done by hand: a direct {@code acquire}, the same method or a no-op chain, then
- * {@code close}. Beside them, what Spring costs by itself (a proxy with a no-op advice, a {@code OncePerRequestFilter}
- * that only calls the chain) and the filter with its headers switched off.
+ * {@code close}. The wiring also holds what {@link SpringBaselines} measures.
  */
 public class SpringBenchmarks {
 
@@ -112,26 +111,6 @@ public class SpringBenchmarks {
         try (Lease lease = state.limiter.acquire("user-1", "api", InMemoryBenchmarks.ONE)) {
             return state.plain.reply("user-1");
         }
-    }
-
-    /** The method through a proxy with a no-op advice: what Spring's proxy costs by itself. */
-    @Benchmark
-    public String noOpAdvisedMethod(Wiring state) {
-        return state.noOpAdvised.reply("user-1");
-    }
-
-    /** The request through a {@code OncePerRequestFilter} that only calls the chain: what Spring's base costs. */
-    @Benchmark
-    public Object noOpFilter(Wiring state) throws ServletException, IOException {
-        state.noOpFilter.doFilter(state.request, state.response, state.chain);
-        return state.response;
-    }
-
-    /** The request through the filter with its rate limit headers switched off. */
-    @Benchmark
-    public Object filterWithoutHeaders(Wiring state) throws ServletException, IOException {
-        state.filterWithoutHeaders.doFilter(state.request, state.response, state.chain);
-        return state.response;
     }
 
     /** The request through the filter with one rule and a no-op chain. */
