@@ -113,8 +113,8 @@ final class RateLimitedMethod {
         }
 
         /**
-         * The map {@link #amounts} would build on every call when every amount is a literal: the same type (an
-         * immutable {@code Map.of} for one limit, an unmodifiable insertion-ordered map for several) and content.
+         * The map {@link #amounts} would build on every call when every amount is a literal, with the same entries in
+         * the same order: a {@code Map.of} for one limit, an unmodifiable insertion-ordered map for several.
          */
         private static Map<String, Long> constantAmounts(String[] limits, Value[] amounts) {
             for (Value amount : amounts) {
@@ -221,7 +221,7 @@ final class RateLimitedMethod {
             return source;
         }
 
-        /** The value for a call with {@code args}; {@code invocation} is {@code null} when the method has no expression. */
+        /** The value for a call with {@code args}; {@code invocation} is {@code null} when the method has no SpEL. */
         abstract Object value(Object[] args, Invocation invocation, Operation operation);
     }
 

@@ -27,7 +27,7 @@ record LiteralPathPattern(String literal, boolean rest) {
         }
         boolean rest = text.endsWith("/**");
         String literal = rest ? text.substring(0, text.length() - 3) : text;
-        if (literal.length() < 2 || !isPlain(literal, 0)) {
+        if (literal.length() < 2 || !isPlain(literal)) {
             return null;
         }
         for (int i = 0; i < literal.length(); i++) {
@@ -45,7 +45,7 @@ record LiteralPathPattern(String literal, boolean rest) {
      * ending at a segment.
      */
     static int start(String uri, String contextPath) {
-        if (uri == null || !isPlain(uri, 0)) {
+        if (uri == null || !isPlain(uri)) {
             return -1;
         }
         if (contextPath == null || contextPath.isEmpty() || contextPath.equals("/")) {
@@ -68,17 +68,14 @@ record LiteralPathPattern(String literal, boolean rest) {
         return uri.startsWith(literal, from) && (end == uri.length() || uri.charAt(end) == '/');
     }
 
-    /**
-     * Non-empty, starting with {@code /}, without {@code %} or {@code ;}, with no empty segment and no trailing
-     * {@code /}, from {@code from} on.
-     */
-    private static boolean isPlain(String path, int from) {
+    /** Non-empty, starting with {@code /}, without {@code %} or {@code ;}, no empty segment, no trailing {@code /}. */
+    private static boolean isPlain(String path) {
         int length = path.length();
-        if (length <= from || path.charAt(from) != '/' || (length > from + 1 && path.charAt(length - 1) == '/')) {
+        if (length == 0 || path.charAt(0) != '/' || (length > 1 && path.charAt(length - 1) == '/')) {
             return false;
         }
         char previous = '/';
-        for (int i = from + 1; i < length; i++) {
+        for (int i = 1; i < length; i++) {
             char c = path.charAt(i);
             if (c == '%' || c == ';' || (c == '/' && previous == '/')) {
                 return false;
