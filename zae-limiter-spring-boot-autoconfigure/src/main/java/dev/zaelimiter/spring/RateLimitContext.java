@@ -116,11 +116,8 @@ public final class RateLimitContext {
                 inner.closed = true;
             }
             closed = true;
-            if (parent == null) {
-                CURRENT.remove();
-            } else {
-                CURRENT.set(parent);
-            }
+            // set, not remove: the thread keeps its map entry (holding nothing), so the next open allocates none
+            CURRENT.set(parent);
         }
     }
 }

@@ -12,6 +12,10 @@ import dev.zaelimiter.spring.Consume;
 import dev.zaelimiter.spring.RateLimited;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -19,6 +23,7 @@ import org.openjdk.jmh.annotations.State;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
 import java.util.List;
@@ -27,7 +32,7 @@ import java.util.Map;
 /**
  * {@code @RateLimited} through a Spring AOP proxy built with the starter's advisor, and the servlet filter with one
  * rule, each next to the same work done by hand: a direct {@code acquire}, the same method or a no-op chain, then
- * {@code close}.
+ * {@code close}. The wiring also holds what {@link SpringBaselines} measures.
  */
 public class SpringBenchmarks {
 
@@ -47,6 +52,9 @@ public class SpringBenchmarks {
         Chat plain;
         Chat proxied;
         RateLimitFilter filter;
+        RateLimitFilter filterWithoutHeaders;
+        Chat noOpAdvised;
+        OncePerRequestFilter noOpFilter;
         MockHttpServletRequest request;
         MockHttpServletResponse response;
         FilterChain chain;
@@ -61,6 +69,10 @@ public class SpringBenchmarks {
             factory.addAdvisor(new RateLimitedAdvisor(new RateLimitedInterceptor(() -> limiter,
                     new RateLimitedOperationSource(), null)));
             proxied = (Chat) factory.getProxy();
+            ProxyFactory noOp = new ProxyFactory(new Chat());
+            noOp.setProxyTargetClass(true);
+            noOp.addAdvice((MethodInterceptor) MethodInvocation::proceed);
+            noOpAdvised = (Chat) noOp.getProxy();
 
             ZaeLimiterWebProperties properties = new ZaeLimiterWebProperties();
             ZaeLimiterWebProperties.Rule rule = new ZaeLimiterWebProperties.Rule();
@@ -71,6 +83,15 @@ public class SpringBenchmarks {
             rule.setConsume(Map.of("rps", 1L));
             properties.setRules(List.of(rule));
             filter = new RateLimitFilter(limiter, properties);
+            properties.setHeaders(ZaeLimiterWebProperties.Headers.NONE);
+            filterWithoutHeaders = new RateLimitFilter(limiter, properties);
+            noOpFilter = new OncePerRequestFilter() {
+                @Override
+                protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response,
+                        FilterChain filterChain) throws ServletException, IOException {
+                    filterChain.doFilter(request, response);
+                }
+            };
             request = new MockHttpServletRequest("GET", "/api/items");
             request.addHeader("X-Api-Key", "user-1");
             response = new MockHttpServletResponse();

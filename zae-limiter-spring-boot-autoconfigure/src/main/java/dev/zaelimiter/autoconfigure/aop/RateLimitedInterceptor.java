@@ -100,14 +100,18 @@ public class RateLimitedInterceptor implements MethodInterceptor {
         int count = operations.length;
 
         // evaluate everything first: a bad expression or argument fails before anything is spent
-        RateLimitedMethod.Invocation call = new RateLimitedMethod.Invocation(limited, target,
-                invocation.getArguments(), shared);
+        Object[] args = invocation.getArguments();
+        RateLimitedMethod.Invocation call = limited.hasExpressions
+                ? new RateLimitedMethod.Invocation(limited, target, args, shared) : null;
+        if (count == 1 && limited.async == RateLimitedMethod.Async.NONE) {
+            return invokeOne(invocation, operations, args, call);
+        }
         String[] entities = new String[count];
         @SuppressWarnings("unchecked")
         Map<String, Long>[] amounts = new Map[count];
         for (int i = 0; i < count; i++) {
-            entities[i] = operations[i].entityId(call);
-            amounts[i] = operations[i].amounts(call);
+            entities[i] = operations[i].entityId(args, call);
+            amounts[i] = operations[i].amounts(args, call);
         }
 
         if (limited.async == RateLimitedMethod.Async.REACTIVE) {
@@ -161,6 +165,37 @@ public class RateLimitedInterceptor implements MethodInterceptor {
         return result;
     }
 
+    /**
+     * {@link #invoke} for the usual method: one annotation and a plain return type. The same steps without the
+     * arrays that several leases need.
+     */
+    private Object invokeOne(MethodInvocation invocation, RateLimitedMethod.Operation[] operations, Object[] args,
+            RateLimitedMethod.Invocation call) throws Throwable {
+        RateLimitedMethod.Operation operation = operations[0];
+        String entity = operation.entityId(args, call);
+        Map<String, Long> amounts = operation.amounts(args, call);
+        RateLimiter rateLimiter = limiter();
+        Lease lease = operation.maxWait.isZero()
+                ? rateLimiter.acquire(entity, operation.resource, amounts)
+                : rateLimiter.acquire(AcquireRequest.of(entity, operation.resource).consume(amounts)
+                        .maxWait(operation.maxWait).priority(operation.priority));
+        RateLimitContext.Scope scope = RateLimitContext.open(operation.resource, lease);
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable failure) {
+            scope.close();
+            end(operation, lease, failure);
+            if (operation.pauseOn.length > 0) {
+                UpstreamPauses.after(rateLimiter, operations, failure);
+            }
+            throw failure;
+        }
+        scope.close();
+        lease.close();
+        return result;
+    }
+
     private RateLimiter limiter() {
         RateLimiter current = limiter;
         if (current == null) {
@@ -191,11 +226,15 @@ public class RateLimitedInterceptor implements MethodInterceptor {
      */
     private static void end(RateLimitedMethod.Operation[] operations, Lease[] leases, Throwable failure) {
         for (int i = leases.length - 1; i >= 0; i--) {
-            if (failure != null && operations[i].rollsBackOn(failure)) {
-                rollback(leases[i], failure);
-            } else {
-                leases[i].close();
-            }
+            end(operations[i], leases[i], failure);
+        }
+    }
+
+    private static void end(RateLimitedMethod.Operation operation, Lease lease, Throwable failure) {
+        if (failure != null && operation.rollsBackOn(failure)) {
+            rollback(lease, failure);
+        } else {
+            lease.close();
         }
     }
 

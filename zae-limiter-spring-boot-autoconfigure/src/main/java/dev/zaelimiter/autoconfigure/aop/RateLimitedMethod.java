@@ -12,6 +12,7 @@ import org.springframework.expression.Expression;
 import java.lang.reflect.Method;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -32,6 +33,8 @@ final class RateLimitedMethod {
     final String description;
     /** Argument index by SpEL variable name: parameter names, {@code p0}, {@code a0}, ... */
     final Map<String, Integer> parameterIndex;
+    /** Whether an entity or an amount is a SpEL expression, so that a call needs an {@link Invocation}. */
+    final boolean hasExpressions;
 
     RateLimitedMethod(Operation[] operations, Async async, Method method, Class<?> targetClass, String description,
             Map<String, Integer> parameterIndex) {
@@ -41,6 +44,21 @@ final class RateLimitedMethod {
         this.targetClass = targetClass;
         this.description = description;
         this.parameterIndex = parameterIndex;
+        this.hasExpressions = hasExpressions(operations);
+    }
+
+    private static boolean hasExpressions(Operation[] operations) {
+        for (Operation operation : operations) {
+            if (operation.entity instanceof Spel) {
+                return true;
+            }
+            for (Value amount : operation.amounts) {
+                if (amount instanceof Spel) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** How a method's result relates to the end of its leases. */
@@ -70,6 +88,8 @@ final class RateLimitedMethod {
         final String where;
         /** Failures that pause the resource for their {@code UpstreamRetryAfter.retryAfter()}. */
         final Class<? extends Throwable>[] pauseOn;
+        /** The amounts when all of them are whole-number literals, built once; {@code null} otherwise. */
+        private final Map<String, Long> constantAmounts;
 
         @SuppressWarnings("unchecked")
         Operation(String resource, Value entity, String[] limits, Value[] amounts,
@@ -89,6 +109,27 @@ final class RateLimitedMethod {
             this.amounts = amounts;
             this.rollbackOn = rollbackOn;
             this.where = where;
+            this.constantAmounts = constantAmounts(limits, amounts);
+        }
+
+        /**
+         * The map {@link #amounts} would build on every call when every amount is a literal, with the same entries in
+         * the same order: a {@code Map.of} for one limit, an unmodifiable insertion-ordered map for several.
+         */
+        private static Map<String, Long> constantAmounts(String[] limits, Value[] amounts) {
+            for (Value amount : amounts) {
+                if (!(amount instanceof Constant constant && constant.value instanceof Long)) {
+                    return null;
+                }
+            }
+            if (limits.length == 1) {
+                return Map.of(limits[0], (Long) ((Constant) amounts[0]).value);
+            }
+            Map<String, Long> map = new LinkedHashMap<>(limits.length * 2);
+            for (int i = 0; i < limits.length; i++) {
+                map.put(limits[i], (Long) ((Constant) amounts[i]).value);
+            }
+            return Collections.unmodifiableMap(map);
         }
 
         /** How long {@code failure} asks to pause the resource, or {@code null} when it is not in pauseOn. */
@@ -110,8 +151,8 @@ final class RateLimitedMethod {
             return false;
         }
 
-        String entityId(Invocation invocation) {
-            Object value = entity.value(invocation, this);
+        String entityId(Object[] args, Invocation invocation) {
+            Object value = entity.value(args, invocation, this);
             String id = value instanceof String s ? s : value == null ? null : String.valueOf(value);
             if (id == null || id.isBlank()) {
                 throw new ValidationException("entity", id, where + ": the entity expression '" + entity.source()
@@ -120,23 +161,26 @@ final class RateLimitedMethod {
             return id;
         }
 
-        Map<String, Long> amounts(Invocation invocation) {
+        Map<String, Long> amounts(Object[] args, Invocation invocation) {
+            if (constantAmounts != null) {
+                return constantAmounts;
+            }
             if (limits.length == 1) {
-                return Map.of(limits[0], amount(0, invocation));
+                return Map.of(limits[0], amount(0, args, invocation));
             }
             Map<String, Long> amounts = new LinkedHashMap<>(limits.length * 2);
             for (int i = 0; i < limits.length; i++) {
-                amounts.put(limits[i], amount(i, invocation));
+                amounts.put(limits[i], amount(i, args, invocation));
             }
             return amounts;
         }
 
-        private long amount(int i, Invocation invocation) {
+        private long amount(int i, Object[] args, Invocation invocation) {
             Value value = amounts[i];
             if (value instanceof Constant constant && constant.value instanceof Long amount) {
                 return amount;
             }
-            Object result = value.value(invocation, this);
+            Object result = value.value(args, invocation, this);
             Long amount = wholeNumber(result);
             if (amount == null) {
                 throw new ValidationException("consume." + limits[i], result, where + ": the amount expression '"
@@ -177,7 +221,8 @@ final class RateLimitedMethod {
             return source;
         }
 
-        abstract Object value(Invocation invocation, Operation operation);
+        /** The value for a call with {@code args}; {@code invocation} is {@code null} when the method has no SpEL. */
+        abstract Object value(Object[] args, Invocation invocation, Operation operation);
     }
 
     static final class Constant extends Value {
@@ -190,7 +235,7 @@ final class RateLimitedMethod {
         }
 
         @Override
-        Object value(Invocation invocation, Operation operation) {
+        Object value(Object[] args, Invocation invocation, Operation operation) {
             return value;
         }
     }
@@ -206,8 +251,8 @@ final class RateLimitedMethod {
         }
 
         @Override
-        Object value(Invocation invocation, Operation operation) {
-            return invocation.args[index];
+        Object value(Object[] args, Invocation invocation, Operation operation) {
+            return args[index];
         }
     }
 
@@ -221,7 +266,7 @@ final class RateLimitedMethod {
         }
 
         @Override
-        Object value(Invocation invocation, Operation operation) {
+        Object value(Object[] args, Invocation invocation, Operation operation) {
             try {
                 return expression.getValue(invocation.evaluationContext());
             } catch (EvaluationException e) {
@@ -231,7 +276,10 @@ final class RateLimitedMethod {
         }
     }
 
-    /** One call of the method: its arguments, and an evaluation context made when an expression first needs it. */
+    /**
+     * One call of a method with expressions: its arguments, and an evaluation context made when an expression first
+     * needs it.
+     */
     static final class Invocation {
 
         final RateLimitedMethod method;

@@ -59,6 +59,24 @@ public class RateLimitedOperationSource {
     private final ExpressionParser parser;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<MethodClassKey, RateLimitedMethod> cache = new ConcurrentHashMap<>(64);
+    /**
+     * The same entries by method, for the interceptor's lookup on every call: a proxy passes the same {@code Method}
+     * object each time, which the map finds by identity, without a key object or a comparison of parameter types.
+     */
+    private final Map<Method, ByTargetClass> byMethod = new ConcurrentHashMap<>(64);
+
+    /** The compiled annotations of one method for one target class, and those for other target classes. */
+    private record ByTargetClass(Class<?> targetClass, RateLimitedMethod compiled, ByTargetClass next) {
+
+        ByTargetClass with(Class<?> type, RateLimitedMethod method) {
+            for (ByTargetClass entry = this; entry != null; entry = entry.next) {
+                if (entry.targetClass == type) {
+                    return this;
+                }
+            }
+            return new ByTargetClass(type, method, this);
+        }
+    }
 
     /** A source parsing with a default {@link SpelExpressionParser}. */
     public RateLimitedOperationSource() {
@@ -103,6 +121,11 @@ public class RateLimitedOperationSource {
      * @throws IllegalStateException when an annotation is malformed
      */
     RateLimitedMethod get(Method method, Class<?> targetClass) {
+        for (ByTargetClass entry = byMethod.get(method); entry != null; entry = entry.next()) {
+            if (entry.targetClass() == targetClass) {
+                return entry.compiled() == NONE ? null : entry.compiled();
+            }
+        }
         MethodClassKey key = new MethodClassKey(method, targetClass);
         RateLimitedMethod cached = cache.get(key);
         if (cached == null) {
@@ -111,7 +134,10 @@ public class RateLimitedOperationSource {
                 return compiled == null ? NONE : compiled;
             });
         }
-        return cached == NONE ? null : cached;
+        RateLimitedMethod found = cached;
+        byMethod.compute(method, (m, entries) -> entries == null ? new ByTargetClass(targetClass, found, null)
+                : entries.with(targetClass, found));
+        return found == NONE ? null : found;
     }
 
     private RateLimitedMethod compile(Method method, Class<?> targetClass) {

@@ -49,12 +49,16 @@ import java.util.function.Function;
 public class RateLimitFilter extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(RateLimitFilter.class);
+    /** {@link #match}'s start of the path within the application: not looked at yet; to be parsed by Spring. */
+    private static final int UNKNOWN = -2;
+    private static final int PARSE = -1;
 
     private final RateLimiter limiter;
     private final RateLimitRule[] rules;
     private final boolean ietfHeaders;
     private final RateLimitRefusals refusals;
     private final Function<ProblemDetail, byte[]> problemWriter;
+    private volatile FilteredAttribute filteredAttribute;
 
     /**
      * A filter for {@code properties}' rules on {@code limiter}.
@@ -97,6 +101,24 @@ public class RateLimitFilter extends OncePerRequestFilter {
         return new JacksonProblemWriter(new com.fasterxml.jackson.databind.ObjectMapper());
     }
 
+    /**
+     * Spring's name ({@code <filter name>.FILTERED}), kept while the filter name is the same instead of being
+     * concatenated on every request.
+     */
+    @Override
+    protected String getAlreadyFilteredAttributeName() {
+        String filterName = getFilterName();
+        FilteredAttribute cached = filteredAttribute;
+        if (cached == null || !Objects.equals(cached.filterName(), filterName)) {
+            cached = new FilteredAttribute(filterName, super.getAlreadyFilteredAttributeName());
+            filteredAttribute = cached;
+        }
+        return cached.attributeName();
+    }
+
+    private record FilteredAttribute(String filterName, String attributeName) {
+    }
+
     /** The compiled rules, in the order they are tried. */
     List<RateLimitRule> rules() {
         return List.of(rules);
@@ -120,7 +142,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
             return; // refused; the response is written
         }
         if (ietfHeaders && !lease.bypassed()) {
-            RateLimitResponses.setHeaders(response, lease.statuses());
+            RateLimitResponses.setHeaders(response, lease.statuses(), rule.lastPolicy());
         }
         try {
             chain.doFilter(request, response);
@@ -131,13 +153,32 @@ public class RateLimitFilter extends OncePerRequestFilter {
         lease.close();
     }
 
-    /** The first rule whose methods and paths match, or {@code null}. Parses the path once, and only if needed. */
+    /**
+     * The first rule whose methods and paths match, or {@code null}. A rule whose patterns are all literal is matched
+     * on the request URI when that URI is plain (see {@link LiteralPathPattern}); otherwise the path is parsed, once,
+     * and only if needed.
+     */
     private RateLimitRule match(HttpServletRequest request) {
         String method = request.getMethod();
         PathContainer path = null;
+        String uri = null;
+        int from = UNKNOWN;
         for (RateLimitRule rule : rules) {
             if (!rule.matchesMethod(method)) {
                 continue;
+            }
+            if (rule.hasLiteralPaths() && path == null) {
+                if (from == UNKNOWN) {
+                    uri = request.getRequestURI();
+                    from = ServletRequestPathUtils.hasParsedRequestPath(request) ? PARSE
+                            : LiteralPathPattern.start(uri, request.getContextPath());
+                }
+                if (from >= 0) {
+                    if (rule.matchesLiteralPath(uri, from)) {
+                        return rule;
+                    }
+                    continue;
+                }
             }
             if (path == null) {
                 path = path(request);

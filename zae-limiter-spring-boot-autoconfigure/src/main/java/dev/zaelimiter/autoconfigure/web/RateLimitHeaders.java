@@ -43,7 +43,19 @@ final class RateLimitHeaders {
      * limit that refused it). Soft limits never refuse and are left out; so is everything when no hard limit remains.
      */
     static void set(Sink sink, List<LimitStatus> statuses) {
+        set(sink, statuses, null);
+    }
+
+    /**
+     * {@link #set(Sink, List)}, taking the {@code RateLimit-Policy} value of a single status from {@code policies}
+     * (when not {@code null}) while its limit and capacity stay the same.
+     */
+    static void set(Sink sink, List<LimitStatus> statuses, LastPolicy policies) {
         if (statuses.isEmpty()) {
+            return;
+        }
+        if (statuses.size() == 1) {
+            setOne(sink, statuses.get(0), policies);
             return;
         }
         String primary = statuses.get(0).entityId();
@@ -71,6 +83,44 @@ final class RateLimitHeaders {
         if (policy != null) {
             sink.set(RATE_LIMIT_POLICY, policy.toString());
             sink.set(RATE_LIMIT, limits.toString());
+        }
+    }
+
+    /** {@link #set} for a single status (the entity's own, so no prefix), each value built in one concatenation. */
+    private static void setOne(Sink sink, LimitStatus status, LastPolicy policies) {
+        if (status.soft()) {
+            return;
+        }
+        String name = status.limitName();
+        sink.set(RATE_LIMIT_POLICY, policies != null ? policies.of(name, status.capacity()) : policy(name,
+                status.capacity()));
+        sink.set(RATE_LIMIT, status.exceeded()
+                ? "\"" + name + "\";r=" + sfInteger(status.available()) + ";t=" + seconds(status.retryAfter())
+                : "\"" + name + "\";r=" + sfInteger(status.available()));
+    }
+
+    private static String policy(String limitName, long capacity) {
+        return "\"" + limitName + "\";q=" + sfInteger(capacity);
+    }
+
+    /**
+     * The {@code RateLimit-Policy} value of one limit, built again only when the limit or its capacity changes: a
+     * rule keeps one, since its requests mostly answer with the same single limit. Thread-safe.
+     */
+    static final class LastPolicy {
+
+        private volatile Policy last;
+
+        private record Policy(String limitName, long capacity, String value) {
+        }
+
+        String of(String limitName, long capacity) {
+            Policy policy = last;
+            if (policy == null || policy.capacity() != capacity || !policy.limitName().equals(limitName)) {
+                policy = new Policy(limitName, capacity, policy(limitName, capacity));
+                last = policy;
+            }
+            return policy.value();
         }
     }
 

@@ -38,6 +38,12 @@ final class RateLimitResponses {
         RateLimitHeaders.set(response::setHeader, statuses);
     }
 
+    /** {@link #setHeaders(HttpServletResponse, List)} with a rule's {@link RateLimitHeaders.LastPolicy}. */
+    static void setHeaders(HttpServletResponse response, List<LimitStatus> statuses,
+            RateLimitHeaders.LastPolicy policies) {
+        RateLimitHeaders.set(response::setHeader, statuses, policies);
+    }
+
     /** Sets Retry-After and, when asked, the IETF headers of a 429. */
     static void setTooManyRequestsHeaders(HttpServletResponse response, RateLimitExceededException e,
             boolean headers) {

@@ -78,6 +78,8 @@ final class RateLimitRule {
     }
 
     private final PathPattern[] paths;
+    /** The paths as literal patterns when every one is literal, else {@code null}. */
+    private final LiteralPathPattern[] literalPaths;
     /** Upper-case method names, or {@code null} for every method. */
     private final String[] methods;
     private final String resource;
@@ -88,11 +90,13 @@ final class RateLimitRule {
     private final String defaultId;
     private final EntityHasher hasher;
     private final Duration maxWait;
+    private final RateLimitHeaders.LastPolicy lastPolicy = new RateLimitHeaders.LastPolicy();
 
     private RateLimitRule(PathPattern[] paths, String[] methods, String resource, Map<String, Long> consume,
             EntitySource source, String sourceDescription, String defaultId, EntityHasher hasher, Duration maxWait) {
         this.maxWait = maxWait;
         this.paths = paths;
+        this.literalPaths = literalPaths(paths);
         this.methods = methods;
         this.resource = resource;
         this.consume = consume;
@@ -125,6 +129,36 @@ final class RateLimitRule {
         return false;
     }
 
+    /** Whether every path pattern is literal, so that {@link #matchesLiteralPath} can answer for all of them. */
+    boolean hasLiteralPaths() {
+        return literalPaths != null;
+    }
+
+    /**
+     * What {@link #matchesPath} answers for the path Spring parses from {@code uri}, for a rule that
+     * {@linkplain #hasLiteralPaths() has literal paths} and a URI whose path within the application starts at
+     * {@code from} as {@link LiteralPathPattern#start} found.
+     */
+    boolean matchesLiteralPath(String uri, int from) {
+        for (LiteralPathPattern pattern : literalPaths) {
+            if (pattern.matches(uri, from)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static LiteralPathPattern[] literalPaths(PathPattern[] paths) {
+        LiteralPathPattern[] literals = new LiteralPathPattern[paths.length];
+        for (int i = 0; i < paths.length; i++) {
+            literals[i] = LiteralPathPattern.of(paths[i]);
+            if (literals[i] == null) {
+                return null;
+            }
+        }
+        return literals;
+    }
+
     /**
      * The entity id the request counts against: read from the request and hashed when configured, else the default;
      * {@code null} when the request carries none and there is no default.
@@ -153,6 +187,11 @@ final class RateLimitRule {
     /** How long a request may wait for capacity; zero refuses at once. */
     Duration maxWait() {
         return maxWait;
+    }
+
+    /** The policy header value this rule's requests last answered with. */
+    RateLimitHeaders.LastPolicy lastPolicy() {
+        return lastPolicy;
     }
 
     String sourceDescription() {

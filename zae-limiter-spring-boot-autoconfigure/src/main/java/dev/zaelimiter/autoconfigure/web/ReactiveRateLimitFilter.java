@@ -120,13 +120,14 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
         return limiter.acquire(rule.maxWait().isZero() ? request : request.maxWait(rule.maxWait()))
                 .onErrorResume(RateLimitRefusals::isRefusal, failure -> write(exchange,
                         refusals.of(rule, (RuntimeException) failure, locale(exchange))).then(Mono.empty()))
-                .flatMap(lease -> admitted(exchange, chain, lease));
+                .flatMap(lease -> admitted(exchange, chain, lease, rule));
     }
 
-    private Mono<Void> admitted(ServerWebExchange exchange, WebFilterChain chain, Lease lease) {
+    private Mono<Void> admitted(ServerWebExchange exchange, WebFilterChain chain, Lease lease,
+            RateLimitRule rule) {
         if (ietfHeaders && !lease.bypassed()) {
             HttpHeaders headers = exchange.getResponse().getHeaders();
-            RateLimitHeaders.set(headers::set, lease.statuses());
+            RateLimitHeaders.set(headers::set, lease.statuses(), rule.lastPolicy());
         }
         return Mono.usingWhen(Mono.just(lease), admittedLease -> chain.filter(exchange),
                 limiter::close,
