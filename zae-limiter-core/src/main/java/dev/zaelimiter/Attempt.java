@@ -30,6 +30,12 @@ public interface Attempt {
      */
     Lease lease();
 
+    /**
+     * The refusal as the exception {@link #lease()} raises, without raising it (for code that reports refusals
+     * as it reports raised ones); {@code null} when the call was admitted.
+     */
+    RateLimitExceededException refusal();
+
     /** How long until the same call could be admitted, if nothing else changed the buckets; zero when admitted. */
     Duration retryAfter();
 

@@ -24,6 +24,12 @@ public interface Lease extends Attempt, AutoCloseable {
         return this;
     }
 
+    /** None: the call was admitted. */
+    @Override
+    default RateLimitExceededException refusal() {
+        return null;
+    }
+
     /** Zero: the call was admitted. */
     @Override
     default Duration retryAfter() {

@@ -52,6 +52,11 @@ final class Refusal implements Attempt {
     }
 
     @Override
+    public RateLimitExceededException refusal() {
+        return exception();
+    }
+
+    @Override
     public Duration retryAfter() {
         return exception().retryAfter();
     }

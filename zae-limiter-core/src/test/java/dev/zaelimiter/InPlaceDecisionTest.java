@@ -174,6 +174,7 @@ class InPlaceDecisionTest {
             assertThat(leaseA.statuses()).as(context).isEqualTo(leaseB.statuses());
             assertThat(leaseA.overdrawn()).as(context).isEqualTo(leaseB.overdrawn());
             assertThat(leaseA.bypassed()).as(context).isEqualTo(leaseB.bypassed());
+            assertThat(leaseA.refusal()).as(context).isNull();
             return new Lease[] {leaseA, leaseB};
         }
         if (a instanceof Attempt refusedA && b instanceof Attempt refusedB) {
@@ -182,7 +183,7 @@ class InPlaceDecisionTest {
             assertThat(refusedA.statuses()).as(context).isEqualTo(refusedB.statuses());
             assertThat(refusedA.retryAfter()).as(context).isEqualTo(refusedB.retryAfter());
             assertThatThrownBy(refusedA::lease).as(context).isInstanceOf(RateLimitExceededException.class)
-                    .hasMessage(message(refusedB));
+                    .hasMessage(message(refusedB)).isSameAs(refusedA.refusal());
             return null;
         }
         assertThat(a).as(context).isInstanceOf(RuntimeException.class);
@@ -217,6 +218,11 @@ class InPlaceDecisionTest {
                 @Override
                 public Lease lease() {
                     throw e;
+                }
+
+                @Override
+                public RateLimitExceededException refusal() {
+                    return e;
                 }
 
                 @Override

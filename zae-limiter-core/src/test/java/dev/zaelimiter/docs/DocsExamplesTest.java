@@ -392,7 +392,7 @@ class DocsExamplesTest {
                     assertThat(call).isEqualTo(3);
                     assertThat(attempt.retryAfter()).isEqualTo(Duration.ofMillis(500));
                     assertThat(attempt.statuses().get(0).exceeded()).isTrue();
-                    assertThatThrownBy(attempt::lease).isInstanceOf(RateLimitExceededException.class);
+                    assertThatThrownBy(attempt::lease).isSameAs(attempt.refusal());  // what acquire raises
                     continue;
                 }
                 try (Lease lease = attempt.lease()) {                        // the lease itself

@@ -1,9 +1,9 @@
 package dev.zaelimiter.autoconfigure.web;
 
 import dev.zaelimiter.AcquireRequest;
+import dev.zaelimiter.Attempt;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.NoLimitsConfiguredException;
-import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.ResourceDisabledException;
 import dev.zaelimiter.StoreUnavailableException;
@@ -203,9 +203,13 @@ public class RateLimitFilter extends OncePerRequestFilter {
             throws IOException {
         try {
             AcquireRequest request = AcquireRequest.of(entityId, rule.resource()).consume(rule.consume());
-            return limiter.acquire(rule.maxWait().isZero() ? request : request.maxWait(rule.maxWait()));
-        } catch (RateLimitExceededException | ResourceDisabledException | UnsatisfiableRequestException
-                | StoreUnavailableException | ValidationException | NoLimitsConfiguredException e) {
+            Attempt attempt = limiter.tryAcquire(rule.maxWait().isZero() ? request : request.maxWait(rule.maxWait()));
+            if (attempt.admitted()) {
+                return attempt.lease();
+            }
+            write(http, response, refusals.of(rule, attempt.refusal(), http.getLocale()));
+        } catch (ResourceDisabledException | UnsatisfiableRequestException | StoreUnavailableException
+                | ValidationException | NoLimitsConfiguredException e) {
             write(http, response, refusals.of(rule, e, http.getLocale()));
         }
         return null;
