@@ -117,8 +117,8 @@ public interface LimiterStore extends AutoCloseable {
 
     /**
      * The in-place decisions this store offers when its buckets live in this process, or {@code null} (the default:
-     * every decision goes through {@link #tryAcquire}). Stores that decorate another must not delegate this unless
-     * they need to see no decision.
+     * every decision goes through {@link #tryAcquire}). A store that decorates another and must see every decision
+     * (to time it, say) wraps what the delegate answers, or answers {@code null}.
      */
     default LocalBuckets localBuckets() {
         return null;

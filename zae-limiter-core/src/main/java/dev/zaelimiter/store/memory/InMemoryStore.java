@@ -374,13 +374,9 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         boolean existed = entities.remove(entityId) != null;
         config.keySet().removeIf(scope -> entityId.equals(scope.entityId()));
         configChanged();
-        for (var entry : buckets.entrySet()) {
-            if (entry.getKey().entityId().equals(entityId)) {
-                Cell cell = entry.getValue();
-                synchronized (cell) {
-                    cell.retire(pendingUsage, entry.getKey());
-                    buckets.remove(entry.getKey(), cell);
-                }
+        for (BucketKey key : buckets.keySet()) {
+            if (key.entityId().equals(entityId)) {
+                deleteBucket(key);
             }
         }
         return existed;
@@ -655,13 +651,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
         List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
         for (BucketDebit debit : debits) {
-            Cell cell = buckets.get(debit.key());
-            BucketState state = null;
-            if (cell != null) {
-                synchronized (cell) {
-                    state = cell.retired ? null : cell.state();
-                }
-            }
+            BucketState state = stored(debit.key());
             BucketState refilled = state == null
                     ? BucketState.fresh(debit.limits(), now)
                     : state.refilled(debit.limits(), now);
@@ -687,11 +677,37 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
     @Override
     public void deleteBucket(BucketKey key) {
-        Cell cell = buckets.get(key);
-        if (cell != null) {
+        while (true) {
+            Cell cell = buckets.get(key);
+            if (cell == null) {
+                return;
+            }
             synchronized (cell) {
+                if (cell.retired) {
+                    continue;                 // evicted, or replaced by a counting copy: look again
+                }
                 cell.retire(pendingUsage, key);
                 buckets.remove(key, cell);
+                return;
+            }
+        }
+    }
+
+    /**
+     * The state of the bucket {@code key} as stored, or {@code null} when the store holds none. A retired cell was
+     * evicted (then the map no longer has it) or replaced by a counting copy (then the map has the copy): either way
+     * the map is asked again.
+     */
+    private BucketState stored(BucketKey key) {
+        while (true) {
+            Cell cell = buckets.get(key);
+            if (cell == null) {
+                return null;
+            }
+            synchronized (cell) {
+                if (!cell.retired) {
+                    return cell.state();
+                }
             }
         }
     }
