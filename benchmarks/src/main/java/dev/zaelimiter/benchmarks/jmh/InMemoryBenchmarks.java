@@ -25,6 +25,7 @@ public class InMemoryBenchmarks {
 
     static final Map<String, Long> ONE = Map.of("rps", 1L);
     static final Map<String, Long> GATEWAY = Map.of("rpm", 1L, "tpm", 500L);
+    static final Map<String, Long> ONE_PER_HOUR = Map.of("rph", 1L);
 
     /** One limiter shared by every thread of a benchmark, with its limits set as resource defaults. */
     @State(Scope.Benchmark)
@@ -40,7 +41,7 @@ public class InMemoryBenchmarks {
             limiter.admin().setResourceDefaults("gpt", List.of(Limit.perMinute("rpm", Peers.HUGE),
                     Limit.perMinute("tpm", Peers.HUGE * 1_000_000), Limit.perDay("rpd", Peers.HUGE)));
             limiter.admin().setResourceDefaults("exhausted", List.of(Limit.perHour("rph", 1)));
-            limiter.acquire("user-1", "exhausted", Map.of("rph", 1L)).close();
+            limiter.acquire("user-1", "exhausted", ONE_PER_HOUR).close();
             keys = keys();
             for (String key : keys) {
                 limiter.acquire(key, "api", ONE).close();
@@ -89,7 +90,7 @@ public class InMemoryBenchmarks {
     @Benchmark
     public Object refused(Limiter state) {
         try {
-            return state.limiter.acquire("user-1", "exhausted", Map.of("rph", 1L));
+            return state.limiter.acquire("user-1", "exhausted", ONE_PER_HOUR);
         } catch (RateLimitExceededException e) {
             return e;
         }
@@ -98,7 +99,7 @@ public class InMemoryBenchmarks {
     /** The same refusal by {@code tryAcquire}: answered, not raised. */
     @Benchmark
     public Object refusedAttempt(Limiter state) {
-        Attempt attempt = state.limiter.tryAcquire("user-1", "exhausted", Map.of("rph", 1L));
+        Attempt attempt = state.limiter.tryAcquire("user-1", "exhausted", ONE_PER_HOUR);
         if (attempt.admitted()) {
             throw new IllegalStateException("the exhausted bucket admitted a call");
         }
