@@ -94,9 +94,14 @@ public final class AcquireRequest {
 
     /** {@code of(entityId, resource).consume(consume)}, without the request in between when it can. */
     static AcquireRequest of(String entityId, String resource, Map<String, Long> consume) {
-        return consume != null && isImmutable(consume)
+        return keepsAsGiven(consume)
                 ? new AcquireRequest(entityId, resource, consume, null, List.of())
                 : of(entityId, resource).consume(consume);
+    }
+
+    /** Whether a request keeps {@code consume} itself (an immutable map) rather than a copy. */
+    static boolean keepsAsGiven(Map<String, Long> consume) {
+        return consume != null && isImmutable(consume);
     }
 
     /**

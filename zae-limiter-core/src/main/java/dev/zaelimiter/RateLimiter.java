@@ -111,7 +111,14 @@ public final class RateLimiter implements AutoCloseable {
 
     /** Consumes {@code consume} (tokens per limit name) for {@code entityId} on {@code resource}, or raises. */
     public Lease acquire(String entityId, String resource, Map<String, Long> consume) {
-        return acquire(AcquireRequest.of(entityId, resource, consume));
+        if (!AcquireRequest.keepsAsGiven(consume)) {
+            return acquire(AcquireRequest.of(entityId, resource, consume));
+        }
+        Attempt attempt = attemptOnce(null, entityId, resource, consume);
+        if (attempt instanceof Refusal refusal) {
+            throw refusal.exception();
+        }
+        return (Lease) attempt;
     }
 
     /**
@@ -135,7 +142,14 @@ public final class RateLimiter implements AutoCloseable {
 
     /** As {@link #tryAcquire(AcquireRequest)}: {@code consume} (tokens per limit name) for the entity on the resource. */
     public Attempt tryAcquire(String entityId, String resource, Map<String, Long> consume) {
-        return tryAcquire(AcquireRequest.of(entityId, resource, consume));
+        if (!AcquireRequest.keepsAsGiven(consume)) {
+            return tryAcquire(AcquireRequest.of(entityId, resource, consume));
+        }
+        try {
+            return attemptOnce(null, entityId, resource, consume);
+        } catch (RateLimitExceededException e) {
+            return Refusal.of(e);
+        }
     }
 
     /**
@@ -149,22 +163,28 @@ public final class RateLimiter implements AutoCloseable {
     public Attempt tryAcquire(AcquireRequest request) {
         Objects.requireNonNull(request, "request");
         try {
-            return request.maxWait().isZero() ? attemptOnce(request) : acquire(request);
+            return request.maxWait().isZero() ? attemptOnce(request, request.entityId(), request.resource(),
+                    request.consume()) : acquire(request);
         } catch (RateLimitExceededException e) {
             return Refusal.of(e);
         }
     }
 
     private Lease acquireOnce(AcquireRequest request) {
-        Attempt attempt = attemptOnce(request);
+        Attempt attempt = attemptOnce(request, request.entityId(), request.resource(), request.consume());
         if (attempt instanceof Refusal refusal) {
             throw refusal.exception();
         }
         return (Lease) attempt;
     }
 
-    /** One decision, waiting for nothing: the lease, or the refusal. Raises for a pause and for what is no refusal. */
-    private Attempt attemptOnce(AcquireRequest request) {
+    /**
+     * One decision, waiting for nothing: the lease, or the refusal. Raises for a pause and for what is no refusal.
+     * {@code given} is the request, or {@code null} for a call of one target without wait or override made by its
+     * parts (the request is then made only if a path other than the in-place decision needs it).
+     */
+    private Attempt attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume) {
+        AcquireRequest request = given;
         long started = listener == null ? 0 : System.nanoTime();
         RequestPlanner.Plan plan = null;
         AcquireResult result = null;
@@ -174,16 +194,18 @@ public final class RateLimiter implements AutoCloseable {
         try {
             boolean probe = breaker.enter();
             try {
-                RequestPlanner.Resolved lone = planner.lone(request);
+                RequestPlanner.Resolved lone = given == null ? planner.lone(entityId, resource, consume)
+                        : planner.lone(given);
                 RequestPlanner.Amounts inPlace = lone == null || local == null ? null
-                        : RequestPlanner.oneLimit(lone, request, now);
+                        : RequestPlanner.oneLimit(lone, entityId, resource, consume, now);
                 if (inPlace != null) {
-                    BucketKey key = new BucketKey(request.entityId(), request.resource());
+                    BucketKey key = new BucketKey(entityId, resource);
                     long amount = inPlace.firstMilli();
                     one = new OneLimitLease(leaseWrites, lone, key, inPlace, amount);
                     admitted = local.takeOne(key, lone.bucketLimits(), amount, lone.bypass(), now, usage != null,
                             one);
                 } else {
+                    request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
                     plan = planner.plan(request, now, lone);
                     result = store.tryAcquire(plan.debits(), now);
                     admitted = result.admitted();
@@ -200,22 +222,23 @@ public final class RateLimiter implements AutoCloseable {
             }
             breaker.succeeded(probe);
         } catch (ResourcePausedException e) {
-            notify(request, Decision.Outcome.REJECTED, List.of(), started);
+            notify(entityId, resource, Decision.Outcome.REJECTED, List.of(), started);
             throw e;
         } catch (StoreUnavailableException e) {
-            Lease lease = unavailable.admit(e, request);
-            notify(request, Decision.Outcome.DEGRADED, List.of(), started);
+            Lease lease = unavailable.admit(e, request != null ? request
+                    : AcquireRequest.of(entityId, resource, consume));
+            notify(entityId, resource, Decision.Outcome.DEGRADED, List.of(), started);
             return lease;
         }
         if (one != null) {
-            return decidedInPlace(request, one, admitted, now, started);
+            return decidedInPlace(entityId, resource, one, admitted, now, started);
         }
         if (!admitted) {
             List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
             if (usage != null) {
                 usage.refused(statuses, now);
             }
-            notify(request, Decision.Outcome.REJECTED, statuses, started);
+            notify(entityId, resource, Decision.Outcome.REJECTED, statuses, started);
             return Refusal.of(new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false));
         }
         DefaultLease lease = new DefaultLease(leaseWrites, plan, result.buckets());
@@ -223,8 +246,8 @@ public final class RateLimiter implements AutoCloseable {
             usage.admitted(plan.debits(), lease::statuses, now);
         }
         if (listener != null) {
-            notify(request, plan.primaryBypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
-                    lease.statuses(), started);
+            notify(entityId, resource, plan.primaryBypassed() ? Decision.Outcome.BYPASSED
+                    : Decision.Outcome.ADMITTED, lease.statuses(), started);
         }
         if (!plan.undebited().isEmpty()) {
             plan.undebited().forEach(undebitedParents::report);
@@ -236,18 +259,19 @@ public final class RateLimiter implements AutoCloseable {
      * What follows a decision the store made in place (which counted its usage too): the listener, and the lease or
      * the refusal.
      */
-    private Attempt decidedInPlace(AcquireRequest request, OneLimitLease one, boolean admitted, long now,
+    private Attempt decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted, long now,
             long started) {
         if (admitted) {
             if (listener != null) {
-                notify(request, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
+                notify(entityId, resource, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
                         one.statuses(), started);
             }
             return one;
         }
         one.refusedAt(now);
         Refusal refusal = Refusal.explainedBy(one);
-        notify(request, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(), started);
+        notify(entityId, resource, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(),
+                started);
         return refusal;
     }
 
@@ -273,10 +297,11 @@ public final class RateLimiter implements AutoCloseable {
         return false;
     }
 
-    private void notify(AcquireRequest request, Decision.Outcome outcome, List<LimitStatus> statuses, long started) {
+    private void notify(String entityId, String resource, Decision.Outcome outcome, List<LimitStatus> statuses,
+            long started) {
         if (listener != null) {
             try {
-                listener.onDecision(new Decision(request.entityId(), request.resource(), outcome, statuses,
+                listener.onDecision(new Decision(entityId, resource, outcome, statuses,
                         Duration.ofNanos(System.nanoTime() - started)));
             } catch (RuntimeException e) {
                 log.warn("rate limiter listener failed", e);

@@ -157,7 +157,8 @@ final class RequestPlanner {
      * override; otherwise {@code null}. Raises when the input is invalid.
      */
     Resolved lone(AcquireRequest request) {
-        return request.limits() == null && request.also().isEmpty() ? loneTarget(request) : null;
+        return request.limits() == null && request.also().isEmpty()
+                ? lone(request.entityId(), request.resource(), request.consume()) : null;
     }
 
     /**
@@ -166,12 +167,12 @@ final class RequestPlanner {
      * against it. Raises when the target is paused at {@code now}. Otherwise {@code null}, and the call is
      * {@linkplain #plan(AcquireRequest, long, Resolved) planned}.
      */
-    static Amounts oneLimit(Resolved lone, AcquireRequest request, long now) {
+    static Amounts oneLimit(Resolved lone, String entityId, String resource, Map<String, Long> consume, long now) {
         Amounts amounts = lone.amounts;
-        if (!lone.oneLimit || amounts == null || !amounts.sameAs(request.consume())) {
+        if (!lone.oneLimit || amounts == null || !amounts.sameAs(consume)) {
             return null;
         }
-        checkPause(lone, request.entityId(), request.resource(), now);
+        checkPause(lone, entityId, resource, now);
         return amounts;
     }
 
@@ -215,11 +216,9 @@ final class RequestPlanner {
      * the entity id, the resource (skipped for one planned for before) and the amounts (skipped for the amounts
      * validated last for the resource).
      */
-    private Resolved loneTarget(AcquireRequest request) {
-        Map<String, Long> consume = request.consume();
-        String entityId = Identifiers.entityId("entityId", request.entityId());
-        String resource = request.resource();
-        Resolved known = shared.get(resource);
+    Resolved lone(String entity, String resource, Map<String, Long> consume) {
+        String entityId = Identifiers.entityId("entityId", entity);
+        Resolved known = resource == null ? null : shared.get(resource);
         if (known == null) {
             Identifiers.resource("resource", resource);
         }

@@ -84,6 +84,28 @@ class InPlaceDecisionTest {
         }
     }
 
+    @Test
+    void aMissingEntityResourceOrAmountsIsAValidationErrorOnEveryEntryPoint() {
+        configure(List.of(Limit.perSecond("rps", 5)));
+        for (RateLimiter limiter : List.of(inPlace, general)) {
+            limiter.acquire("user-1", RESOURCE, Map.of("rps", 1L)).close();      // the resolution is known
+            assertThatThrownBy(() -> limiter.acquire("user-1", null, Map.of("rps", 1L)))
+                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("resource"));
+            assertThatThrownBy(() -> limiter.tryAcquire("user-1", null, Map.of("rps", 1L)))
+                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("resource"));
+            assertThatThrownBy(() -> limiter.tryAcquire(null, RESOURCE, Map.of("rps", 1L)))
+                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("entityId"));
+            assertThatThrownBy(() -> limiter.acquire(AcquireRequest.of("user-1", null).consume("rps", 1)))
+                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("resource"));
+            assertThatThrownBy(() -> limiter.acquire("user-1", RESOURCE, null))
+                    .isInstanceOf(NullPointerException.class);
+            java.util.HashMap<String, Long> mutable = new java.util.HashMap<>(Map.of("rps", 1L));
+            Lease lease = limiter.acquire("user-1", RESOURCE, mutable);       // a copy is taken, as before
+            mutable.put("rps", 1_000L);
+            assertThat(lease.statuses().get(0).requested()).isEqualTo(1);
+        }
+    }
+
     private static List<List<Limit>> configurations() {
         ZoneId utc = ZoneOffset.UTC;
         return List.of(
