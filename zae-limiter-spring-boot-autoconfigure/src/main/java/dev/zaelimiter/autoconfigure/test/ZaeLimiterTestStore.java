@@ -11,6 +11,7 @@ import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.LocalBuckets;
 import dev.zaelimiter.store.memory.InMemoryStore;
 
 import java.util.List;
@@ -149,4 +150,27 @@ public final class ZaeLimiterTestStore implements LimiterStore {
     public dev.zaelimiter.store.AuditStore audit() {
         return delegate.audit();
     }
+
+    /**
+     * The in-place decisions of the in-memory store underneath, remembering the buckets they write, so that tests
+     * decide calls the way the application does outside tests.
+     */
+    @Override
+    public LocalBuckets localBuckets() {
+        return local;
+    }
+
+    private final LocalBuckets local = new LocalBuckets() {
+        @Override
+        public boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
+                boolean countUsage, Outcome outcome) {
+            buckets.add(key);
+            return delegate.takeOne(key, limits, amountMilli, countOnly, now, countUsage, outcome);
+        }
+
+        @Override
+        public void drainUsage(UsageSink sink) {
+            delegate.drainUsage(sink);
+        }
+    };
 }

@@ -45,6 +45,23 @@ class ZaeLimiterTestAutoConfigurationTests {
     }
 
     @Test
+    void callsDecidedInPlaceAreDecidedSoInTestsTooAndResetFillsTheirBuckets() {
+        runner.run(context -> {
+            RateLimiter limiter = context.getBean(RateLimiter.class);
+            ZaeLimiterTestSupport support = context.getBean(ZaeLimiterTestSupport.class);
+            assertThat(context.getBean(LimiterStore.class).localBuckets()).isNotNull();
+            limiter.acquire("alice", "api", Map.of("rpm", 1L)).close();
+            limiter.acquire("bob", "api", Map.of("rpm", 1L)).close();      // decided in place: same amounts
+            assertThat(limiter.available("bob", "api")).containsEntry("rpm", 0L);
+
+            support.reset();
+
+            assertThat(limiter.available("bob", "api")).containsEntry("rpm", 1L);
+            assertThat(limiter.available("alice", "api")).containsEntry("rpm", 1L);
+        });
+    }
+
+    @Test
     void anApplicationsOwnClockStaysAndSupportSaysSo() {
         Clock own = Clock.systemUTC();
         runner.withBean(Clock.class, () -> own).run(context -> {
