@@ -202,8 +202,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
     private Lease acquire(RateLimitRule rule, String entityId, HttpServletRequest http, HttpServletResponse response)
             throws IOException {
         try {
-            AcquireRequest request = AcquireRequest.of(entityId, rule.resource()).consume(rule.consume());
-            Attempt attempt = limiter.tryAcquire(rule.maxWait().isZero() ? request : request.maxWait(rule.maxWait()));
+            Attempt attempt = rule.maxWait().isZero()
+                    ? limiter.tryAcquire(entityId, rule.resource(), rule.consume())
+                    : limiter.tryAcquire(AcquireRequest.of(entityId, rule.resource()).consume(rule.consume())
+                            .maxWait(rule.maxWait()));
             if (attempt.admitted()) {
                 return attempt.lease();
             }
