@@ -17,7 +17,7 @@ import java.util.List;
  * }
  * }</pre>
  */
-public interface Attempt {
+public sealed interface Attempt permits Lease, Refusal {
 
     /** Whether the call was admitted; its tokens are then taken. */
     boolean admitted();

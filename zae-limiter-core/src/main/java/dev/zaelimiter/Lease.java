@@ -10,7 +10,7 @@ import java.util.List;
  * Each effect is applied exactly once; after {@link #close()} or {@link #rollback()}, {@link #adjust} and
  * {@link #rollback} raise {@link LeaseClosedException}. {@link #close()} itself may be called again.
  */
-public interface Lease extends Attempt, AutoCloseable {
+public non-sealed interface Lease extends Attempt, AutoCloseable {
 
     /** A lease is the outcome of an admitted call. */
     @Override

@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import java.io.ObjectStreamException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,8 +17,11 @@ public class RateLimitExceededException extends RateLimiterException {
     private volatile Duration retryAfter;
     private final boolean waitsForSlots;
     private volatile String message;
-    /** Builds the statuses of a refusal explained when first read; {@code null} once explained. */
-    private transient volatile Supplier<List<LimitStatus>> explanation;
+    /**
+     * Builds the statuses of a refusal explained when first read; {@code null} for one explained when made. Final,
+     * so that a thread given the exception without synchronization can still explain it.
+     */
+    private final transient Supplier<List<LimitStatus>> explanation;
 
     public RateLimitExceededException(List<LimitStatus> statuses) {
         this(statuses, false);
@@ -40,6 +44,7 @@ public class RateLimitExceededException extends RateLimiterException {
         super(null, stackTrace);
         explained(statuses);
         this.waitsForSlots = waitsForSlots;
+        this.explanation = null;
     }
 
     /**
@@ -71,7 +76,6 @@ public class RateLimitExceededException extends RateLimiterException {
                 known = statuses;
                 if (known == null) {
                     explained(explanation.get());
-                    explanation = null;
                     known = statuses;
                 }
             }
@@ -82,10 +86,17 @@ public class RateLimitExceededException extends RateLimiterException {
     /** For refusals that limit statuses do not explain alone, such as a pause. */
     protected RateLimitExceededException(String message, List<LimitStatus> statuses, Duration retryAfter) {
         super(message);
+        this.explanation = null;
         this.message = message;
         this.statuses = List.copyOf(statuses);
         this.retryAfter = retryAfter;
         this.waitsForSlots = false;
+    }
+
+    /** Serializes the refusal explained: its explanation stays behind. */
+    private Object writeReplace() throws ObjectStreamException {
+        explain();
+        return this;
     }
 
     @Override

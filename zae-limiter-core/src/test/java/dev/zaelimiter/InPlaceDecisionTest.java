@@ -231,32 +231,7 @@ class InPlaceDecisionTest {
             }
             return limiter.acquire(entity, RESOURCE, consume);
         } catch (RateLimitExceededException e) {
-            return new Attempt() {
-                @Override
-                public boolean admitted() {
-                    return false;
-                }
-
-                @Override
-                public Lease lease() {
-                    throw e;
-                }
-
-                @Override
-                public RateLimitExceededException refusal() {
-                    return e;
-                }
-
-                @Override
-                public Duration retryAfter() {
-                    return e.retryAfter();
-                }
-
-                @Override
-                public List<LimitStatus> statuses() {
-                    return e.statuses();
-                }
-            };
+            return Refusal.of(e);
         } catch (RuntimeException e) {
             return e;
         }
