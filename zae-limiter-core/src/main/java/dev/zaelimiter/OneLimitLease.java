@@ -23,10 +23,9 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explan
     private final RequestPlanner.Resolved target;
     private final BucketKey key;
     private final RequestPlanner.Amounts amounts;
-    private final long amountMilli;
     /** Admitted: the limit's balance after the debit. */
     private long balanceMilli;
-    /** Admitted: the bucket's instant; refused: the decision's. */
+    /** The decision's instant; once admitted, the bucket's (which a clock stepping back leaves later). */
     private long at;
     /** Refused: the bucket as stored before the call ({@code null}: never written). */
     private BucketState stored;
@@ -43,13 +42,14 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explan
         }
     }
 
+    /** The lease of a call decided at {@code now}, until the store says what it decided. */
     OneLimitLease(LeaseWrites writes, RequestPlanner.Resolved target, BucketKey key, RequestPlanner.Amounts amounts,
-            long amountMilli) {
+            long now) {
         this.writes = writes;
         this.target = target;
         this.key = key;
         this.amounts = amounts;
-        this.amountMilli = amountMilli;
+        this.at = now;
     }
 
     @Override
@@ -58,30 +58,13 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explan
         this.at = at;
     }
 
-    /** Refused: the bucket as it was stored, and the decision's instant ({@code now}, not refilled to). */
     @Override
     public void refused(BucketState stored) {
         this.stored = stored;
     }
 
-    void refusedAt(long now) {
-        this.at = now;
-    }
-
-    Limit limit() {
-        return target.limit();
-    }
-
-    BucketKey key() {
-        return key;
-    }
-
-    long amountMilli() {
-        return amountMilli;
-    }
-
     /** Whether the limit is soft and in debt after the debit. */
-    boolean inDebt() {
+    private boolean inDebt() {
         return target.limit().isSoft() && balanceMilli < 0;
     }
 
@@ -104,7 +87,7 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explan
     private DefaultLease full() {
         if (full == null) {
             BucketState admittedAs = new BucketState(at, Map.of(target.limit().name(),
-                    new LimitState(balanceMilli, amountMilli)));
+                    new LimitState(balanceMilli, amounts.firstMilli())));
             full = new DefaultLease(writes, RequestPlanner.lonePlan(target, key, amounts),
                     List.of(new BucketSnapshot(key, admittedAs)));
         }
@@ -171,7 +154,7 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explan
 
     @Override
     public List<LimitStatus> statuses() {
-        return List.of(RequestPlanner.status(key, target.limit(), amountMilli, balanceMilli, at, false, 0));
+        return List.of(RequestPlanner.status(key, target.limit(), amounts.firstMilli(), balanceMilli, at, false, 0));
     }
 
     @Override

@@ -200,10 +200,9 @@ public final class RateLimiter implements AutoCloseable {
                         : RequestPlanner.oneLimit(lone, entityId, resource, consume, now);
                 if (inPlace != null) {
                     BucketKey key = new BucketKey(entityId, resource);
-                    long amount = inPlace.firstMilli();
-                    one = new OneLimitLease(leaseWrites, lone, key, inPlace, amount);
-                    admitted = local.takeOne(key, lone.bucketLimits(), amount, lone.bypass(), now, usage != null,
-                            one);
+                    one = new OneLimitLease(leaseWrites, lone, key, inPlace, now);
+                    admitted = local.takeOne(key, lone.bucketLimits(), inPlace.firstMilli(), lone.bypass(), now,
+                            usage != null, one);
                 } else {
                     request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
                     plan = planner.plan(request, now, lone);
@@ -231,7 +230,7 @@ public final class RateLimiter implements AutoCloseable {
             return lease;
         }
         if (one != null) {
-            return decidedInPlace(entityId, resource, one, admitted, now, started);
+            return decidedInPlace(entityId, resource, one, admitted, started);
         }
         if (!admitted) {
             List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
@@ -259,7 +258,7 @@ public final class RateLimiter implements AutoCloseable {
      * What follows a decision the store made in place (which counted its usage too): the listener, and the lease or
      * the refusal.
      */
-    private Attempt decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted, long now,
+    private Attempt decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted,
             long started) {
         if (admitted) {
             if (listener != null) {
@@ -268,7 +267,6 @@ public final class RateLimiter implements AutoCloseable {
             }
             return one;
         }
-        one.refusedAt(now);
         Refusal refusal = Refusal.explainedBy(one);
         notify(entityId, resource, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(),
                 started);

@@ -113,10 +113,6 @@ final class RequestPlanner {
             return bucketLimits;
         }
 
-        Resolution resolution() {
-            return resolution;
-        }
-
         boolean bypass() {
             return resolution.disabled() == DisabledMode.BYPASS;
         }
@@ -183,7 +179,7 @@ final class RequestPlanner {
      */
     static Plan lonePlan(Resolved target, BucketKey key, Amounts amounts) {
         Resolution resolution = target.resolution;
-        boolean bypass = resolution.disabled() == DisabledMode.BYPASS;
+        boolean bypass = target.bypass();
         BucketDebit debit = new BucketDebit(key, target.bucketLimits, amounts.amountsMilli(), bypass,
                 resolution.source().isDefault(), null, target.keptLimits);
         return new Plan(List.of(debit), 1, resolution, bypass, List.of(), false);
