@@ -102,6 +102,57 @@ class InPlaceUsageTest {
     }
 
     @Test
+    void amountsBeyondWhatTheBucketsCountersHoldAreCountedInFull() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perDay("rps", 1_000_000_000L)));
+        for (int i = 0; i < 3; i++) {
+            limiter.acquire("user-1", "api", Map.of("rps", 1_500_000L)).close();   // 1.5e9 milli-tokens each
+        }
+        limiter.acquire("user-1", "api", Map.of("rps", 3_000_000L)).close();      // more than an int on its own
+        limiter.acquire("user-1", "api", ONE).close();
+
+        assertThat(hours("user-1")).singleElement().satisfies(hour -> {
+            assertThat(hour.consumed()).isEqualTo(7_500_001L);
+            assertThat(hour.admitted()).isEqualTo(5);
+        });
+    }
+
+    @Test
+    void aBucketSwitchedBetweenBypassAndLimitsWithinAnHourKeepsBothAmountsApart() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rps", 100)));
+        limiter.acquire("user-1", "api", Map.of("rps", 2L)).close();
+        limiter.admin().setEntityDisabled("user-1", "api", DisabledMode.BYPASS);
+        limiter.acquire("user-1", "api", Map.of("rps", 5L)).close();
+        limiter.acquire("user-1", "api", Map.of("rps", 5L)).close();
+        limiter.admin().clearEntityDisabled("user-1", "api");
+        limiter.acquire("user-1", "api", Map.of("rps", 3L)).close();
+
+        assertThat(hours("user-1")).singleElement().satisfies(hour -> {
+            assertThat(hour.consumed()).isEqualTo(5);
+            assertThat(hour.bypassed()).isEqualTo(10);
+            assertThat(hour.admitted()).isEqualTo(4);
+        });
+    }
+
+    @Test
+    void decisionsFarBeyondTheHoursAnIntCountsAreCountedToo() {
+        Instant farFuture = Instant.parse("+300000-06-01T10:15:00Z");
+        clock.set(farFuture);
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perSecond("rps", 2)));
+        for (int i = 0; i < 3; i++) {
+            limiter.tryAcquire("user-1", "api", ONE);
+        }
+
+        limiter.flushUsage();
+        List<Usage> hours = limiter.admin().usage("user-1", "api", "rps", UsageGranularity.HOUR,
+                farFuture.minus(Duration.ofDays(1)), farFuture.plus(Duration.ofDays(1)));
+        assertThat(hours).singleElement().satisfies(hour -> {
+            assertThat(hour.from()).isEqualTo(Instant.parse("+300000-06-01T10:00:00Z"));
+            assertThat(hour.admitted()).isEqualTo(2);
+            assertThat(hour.refused()).isEqualTo(1);
+        });
+    }
+
+    @Test
     void aLimiterWithoutHistoryOnTheSameStoreCountsNothingAndTheOtherEverything() {
         RateLimiter silent = RateLimiter.builder().store(store).clock(clock).noUsageHistory().build();
         limiter.admin().setResourceDefaults("api", List.of(Limit.perSecond("rps", 100)));

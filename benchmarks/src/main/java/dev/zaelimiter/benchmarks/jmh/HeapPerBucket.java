@@ -7,6 +7,7 @@ import io.github.bucket4j.Bucket;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,9 +43,27 @@ public final class HeapPerBucket {
         for (int i = 0; i < count; i++) {
             ids[i] = "user-" + i;
         }
+        warmUp(Arrays.copyOf(ids, Math.min(count, 1000)));
         double ours = ours(RateLimiter.builder().usageFlushInterval(Duration.ZERO).build(), ids);
         double oursWithoutUsage = ours(RateLimiter.builder().noUsageHistory().build(), ids);
 
+        double theirs = bucket4j(ids);
+        reach(ids);
+        return new Figures(ours, oursWithoutUsage, theirs);
+    }
+
+    /**
+     * Runs each measurement once on a few ids, so that what the first use of a class leaves on the heap for good
+     * (static state, caches of the JDK and of the libraries) is not counted as the buckets'.
+     */
+    private static void warmUp(String[] ids) {
+        ours(RateLimiter.builder().usageFlushInterval(Duration.ZERO).build(), ids);
+        ours(RateLimiter.builder().noUsageHistory().build(), ids);
+        bucket4j(ids);
+    }
+
+    /** Bytes per bucket held by bucket4j's buckets in a map, after one call per id. */
+    private static double bucket4j(String[] ids) {
         long before = usedAfterGc();
         ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
         for (String id : ids) {
@@ -54,8 +73,7 @@ public final class HeapPerBucket {
         }
         long theirs = usedAfterGc() - before;
         reach(buckets);
-        reach(ids);
-        return new Figures(ours, oursWithoutUsage, (double) theirs / count);
+        return (double) theirs / ids.length;
     }
 
     /** Bytes per bucket held by {@code limiter} after one call per id, the limiter closed afterwards. */

@@ -114,10 +114,14 @@ public final class JmhSuite {
         };
     }
 
-    /** {@link HeapPerBucket} in a fresh JVM, with the classpath and Java of this one. */
+    /**
+     * {@link HeapPerBucket} in a fresh JVM, with the classpath and Java of this one. Its collector compacts the whole
+     * heap on a full collection (the serial collector, no dead space allowed), so that the heap in use afterwards is
+     * the live objects alone; the parallel collector leaves some dead objects in place, a few bytes per bucket.
+     */
     private static HeapPerBucket.Figures heapInOwnJvm(int buckets) throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process process = new ProcessBuilder(java, "-Xmx3g", "-XX:+UseParallelGC", "-cp",
+        Process process = new ProcessBuilder(java, "-Xmx3g", "-XX:+UseSerialGC", "-XX:MarkSweepDeadRatio=0", "-cp",
                 System.getProperty("java.class.path"), HeapPerBucket.class.getName(), Integer.toString(buckets))
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();

@@ -111,7 +111,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * state of its one limit (the common case) in plain fields, or in {@code states}: the {@link LimitState} of a
      * single limit with slot holders, or the map of several limits' states.
      */
-    private static class Cell {
+    static class Cell {
         /** {@code states} when the one limit's state is in the plain fields. */
         private static final Object INLINE = new Object();
 
@@ -211,18 +211,25 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
     /**
      * A bucket that also counts the usage of the decisions made in place on it, in the hour of the latest one (see
-     * {@link LocalBuckets#takeOne}), under the same monitor: counts are moved to {@link #pendingUsage} when the hour or
-     * the limit changes or the bucket goes, and handed over by {@link #drainUsage}. Only stores asked to count have
-     * these, so that a store without usage history keeps its buckets smaller.
+     * {@link LocalBuckets#takeOne}), under the same monitor: counts are moved to {@link #pendingUsage} when the hour,
+     * the limit or the kind of amount (consumed or bypassed) changes, when a count would overflow its {@code int},
+     * or when the bucket goes, and are handed over by {@link #drainUsage}. The counters are {@code int}s, and the
+     * amount is one counter that holds either kind, so that a million counting buckets stay small; what does not fit
+     * is set aside (at most one small object per two million calls of one token). Only stores asked to count have
+     * these, so that a store without usage history keeps its buckets smaller still.
      */
-    private static final class CountingCell extends Cell {
-        private long usageHour;
-        private String usageLimit;
-        private long admitted;
-        private long refused;
-        private long overdrawn;
-        private long consumedMilli;
-        private long bypassedMilli;
+    static final class CountingCell extends Cell {
+        private static final long HOUR_MILLIS = UsageGranularity.HOUR.millis();
+
+        /** The hour of the counts, in hours since the epoch. */
+        int usageHour;
+        String usageLimit;
+        int admitted;
+        int refused;
+        int overdrawn;
+        /** Milli-tokens consumed, or bypassed when {@link #amountBypassed}. */
+        int amountMilli;
+        boolean amountBypassed;
 
         CountingCell() {
         }
@@ -232,11 +239,24 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             copyFrom(cell);
         }
 
-        void count(BucketKey key, long hourStart, String limitName, boolean admittedCall, long amountMilli,
+        /**
+         * Counts one decision made at {@code now}: admitted or refused, with the amount it consumed (or only
+         * counted, when {@code countOnly}), and whether it left a soft limit in debt.
+         */
+        void count(BucketKey key, long now, String limitName, boolean admittedCall, long amountMilli,
                 boolean countOnly, boolean inDebt, Queue<PendingUsage> pending) {
-            if (hourStart != usageHour || !limitName.equals(usageLimit)) {
+            long hour = Math.floorDiv(now, HOUR_MILLIS);
+            boolean amounted = admittedCall && amountMilli != 0;
+            if (hour != (int) hour || amounted && amountMilli > Integer.MAX_VALUE) {
+                pending.add(new PendingUsage(key, limitName, hour * HOUR_MILLIS,        // beyond an int: alone
+                        single(admittedCall, amountMilli, countOnly, inDebt)));
+                return;
+            }
+            if ((int) hour != usageHour || !limitName.equals(usageLimit) || !fits(admittedCall, amounted
+                    && (countOnly != amountBypassed && this.amountMilli != 0
+                            || amountMilli > Integer.MAX_VALUE - this.amountMilli), inDebt)) {
                 moveTo(pending, key);
-                usageHour = hourStart;
+                usageHour = (int) hour;
                 usageLimit = limitName;
             }
             if (!admittedCall) {
@@ -244,40 +264,59 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 return;
             }
             admitted++;
-            if (countOnly) {
-                bypassedMilli = BucketMath.saturatedAdd(bypassedMilli, amountMilli);
-            } else {
-                consumedMilli = BucketMath.saturatedAdd(consumedMilli, amountMilli);
+            if (amounted) {
+                this.amountMilli += (int) amountMilli;
+                amountBypassed = countOnly;
             }
             if (inDebt) {
                 overdrawn++;
             }
         }
 
+        /** Whether one more decision fits the counters as they are ({@code amountClash}: its amount does not). */
+        private boolean fits(boolean admittedCall, boolean amountClash, boolean inDebt) {
+            if (!admittedCall) {
+                return refused != Integer.MAX_VALUE;
+            }
+            return !amountClash && admitted != Integer.MAX_VALUE && (!inDebt || overdrawn != Integer.MAX_VALUE);
+        }
+
+        private static UsageCounts single(boolean admittedCall, long amountMilli, boolean countOnly, boolean inDebt) {
+            if (!admittedCall) {
+                return new UsageCounts(0, 0, 1, 0, 0);
+            }
+            return new UsageCounts(countOnly ? 0 : amountMilli, 1, 0, inDebt ? 1 : 0, countOnly ? amountMilli : 0);
+        }
+
         /** The counts not handed over yet, zeroed; {@code null} when there are none. */
         UsageCounts take() {
-            if (admitted == 0 && refused == 0 && consumedMilli == 0 && bypassedMilli == 0) {
+            if (admitted == 0 && refused == 0 && amountMilli == 0) {
                 return null;
             }
-            UsageCounts counts = new UsageCounts(consumedMilli, admitted, refused, overdrawn, bypassedMilli);
+            UsageCounts counts = new UsageCounts(amountBypassed ? 0 : amountMilli, admitted, refused, overdrawn,
+                    amountBypassed ? amountMilli : 0);
             admitted = 0;
             refused = 0;
             overdrawn = 0;
-            consumedMilli = 0;
-            bypassedMilli = 0;
+            amountMilli = 0;
             return counts;
+        }
+
+        /** The start of the hour the counts are of, in epoch milliseconds. */
+        long hourStart() {
+            return usageHour * HOUR_MILLIS;
         }
 
         void moveTo(Queue<PendingUsage> pending, BucketKey key) {
             UsageCounts counts = take();
             if (counts != null) {
-                pending.add(new PendingUsage(key, usageLimit, usageHour, counts));
+                pending.add(new PendingUsage(key, usageLimit, hourStart(), counts));
             }
         }
     }
 
     /** Counts of in-place decisions set aside until the next {@link #drainUsage}. */
-    private record PendingUsage(BucketKey key, String limitName, long hourStart, UsageCounts counts) {
+    record PendingUsage(BucketKey key, String limitName, long hourStart, UsageCounts counts) {
     }
 
     private record SharedSnapshot(long version, ConfigSnapshot snapshot) {
@@ -481,7 +520,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                         : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome);
                 if (countUsage) {
                     Limit limit = limits.get(0);
-                    ((CountingCell) cell).count(key, UsageGranularity.HOUR.periodStart(now), limit.name(), admitted,
+                    ((CountingCell) cell).count(key, now, limit.name(), admitted,
                             amountMilli, countOnly, admitted && limit.isSoft() && cell.balanceOf(limit) < 0,
                             pendingUsage);
                 }
@@ -502,7 +541,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 synchronized (cell) {
                     counts = cell.take();
                     limitName = cell.usageLimit;
-                    hour = cell.usageHour;
+                    hour = cell.hourStart();
                 }
                 if (counts != null) {
                     sink.counted(entry.getKey(), limitName, hour, counts);
