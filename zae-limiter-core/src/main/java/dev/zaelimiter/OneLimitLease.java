@@ -17,7 +17,8 @@ import java.util.Map;
  * answers the common questions from it, and becomes a {@link DefaultLease} only when a correction needs one. As the
  * decision's {@link LocalBuckets.Outcome}, it also keeps what a refusal needs to explain itself.
  */
-final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explanation {
+final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explanation,
+        RateLimitExceededException.Explanation {
 
     private final LeaseWrites writes;
     private final RequestPlanner.Resolved target;
@@ -71,11 +72,12 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explan
     /** The refusal of this call, as {@link RateLimiter#acquire} raises it; its statuses are built when read. */
     @Override
     public RateLimitExceededException explain() {
-        return new RateLimitExceededException(this::refusalStatuses, false);
+        return new RateLimitExceededException(this, false);
     }
 
     /** The statuses of this call's refusal: the stored bucket refilled again to the decision's instant. */
-    private List<LimitStatus> refusalStatuses() {
+    @Override
+    public List<LimitStatus> refusalStatuses() {
         long now = at;
         List<Limit> limits = target.bucketLimits();
         BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * A call was refused because at least one hard limit lacked the tokens. Carries the status of every limit checked,
@@ -21,7 +20,12 @@ public class RateLimitExceededException extends RateLimiterException {
      * Builds the statuses of a refusal explained when first read; {@code null} for one explained when made. Final,
      * so that a thread given the exception without synchronization can still explain it.
      */
-    private final transient Supplier<List<LimitStatus>> explanation;
+    private final transient Explanation explanation;
+
+    /** What builds the statuses of a refusal explained when first read. */
+    interface Explanation {
+        List<LimitStatus> refusalStatuses();
+    }
 
     public RateLimitExceededException(List<LimitStatus> statuses) {
         this(statuses, false);
@@ -51,7 +55,7 @@ public class RateLimitExceededException extends RateLimiterException {
      * A refusal raised by the limiter (no stack trace) whose statuses {@code explanation} builds when first read:
      * a caller that only catches the refusal does not pay for them.
      */
-    RateLimitExceededException(Supplier<List<LimitStatus>> explanation, boolean waitsForSlots) {
+    RateLimitExceededException(Explanation explanation, boolean waitsForSlots) {
         super(null, false);
         this.explanation = explanation;
         this.waitsForSlots = waitsForSlots;
@@ -75,7 +79,7 @@ public class RateLimitExceededException extends RateLimiterException {
             synchronized (this) {
                 known = statuses;
                 if (known == null) {
-                    explained(explanation.get());
+                    explained(explanation.refusalStatuses());
                     known = statuses;
                 }
             }

@@ -114,11 +114,7 @@ public final class RateLimiter implements AutoCloseable {
         if (!AcquireRequest.keepsAsGiven(consume)) {
             return acquire(AcquireRequest.of(entityId, resource, consume));
         }
-        Attempt attempt = attemptOnce(null, entityId, resource, consume);
-        if (attempt instanceof Refusal refusal) {
-            throw refusal.exception();
-        }
-        return (Lease) attempt;
+        return (Lease) attemptOnce(null, entityId, resource, consume, true);
     }
 
     /**
@@ -146,7 +142,7 @@ public final class RateLimiter implements AutoCloseable {
             return tryAcquire(AcquireRequest.of(entityId, resource, consume));
         }
         try {
-            return attemptOnce(null, entityId, resource, consume);
+            return attemptOnce(null, entityId, resource, consume, false);
         } catch (RateLimitExceededException e) {
             return Refusal.of(e);
         }
@@ -164,26 +160,24 @@ public final class RateLimiter implements AutoCloseable {
         Objects.requireNonNull(request, "request");
         try {
             return request.maxWait().isZero() ? attemptOnce(request, request.entityId(), request.resource(),
-                    request.consume()) : acquire(request);
+                    request.consume(), false) : acquire(request);
         } catch (RateLimitExceededException e) {
             return Refusal.of(e);
         }
     }
 
     private Lease acquireOnce(AcquireRequest request) {
-        Attempt attempt = attemptOnce(request, request.entityId(), request.resource(), request.consume());
-        if (attempt instanceof Refusal refusal) {
-            throw refusal.exception();
-        }
-        return (Lease) attempt;
+        return (Lease) attemptOnce(request, request.entityId(), request.resource(), request.consume(), true);
     }
 
     /**
-     * One decision, waiting for nothing: the lease, or the refusal. Raises for a pause and for what is no refusal.
-     * {@code given} is the request, or {@code null} for a call of one target without wait or override made by its
-     * parts (the request is then made only if a path other than the in-place decision needs it).
+     * One decision, waiting for nothing: the lease, or the refusal (raised when {@code raise}, as {@code acquire}
+     * does, without making an {@link Attempt} of it). Raises for a pause and for what is no refusal. {@code given}
+     * is the request, or {@code null} for a call of one target without wait or override made by its parts (the
+     * request is then made only if a path other than the in-place decision needs it).
      */
-    private Attempt attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume) {
+    private Attempt attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
+            boolean raise) {
         AcquireRequest request = given;
         long started = listener == null ? 0 : System.nanoTime();
         RequestPlanner.Plan plan = null;
@@ -230,7 +224,7 @@ public final class RateLimiter implements AutoCloseable {
             return lease;
         }
         if (one != null) {
-            return decidedInPlace(entityId, resource, one, admitted, started);
+            return decidedInPlace(entityId, resource, one, admitted, started, raise);
         }
         if (!admitted) {
             List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
@@ -238,7 +232,12 @@ public final class RateLimiter implements AutoCloseable {
                 usage.refused(statuses, now);
             }
             notify(entityId, resource, Decision.Outcome.REJECTED, statuses, started);
-            return Refusal.of(new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false));
+            RateLimitExceededException refusal = new RateLimitExceededException(statuses,
+                    slotsRefused(plan, statuses), false);
+            if (raise) {
+                throw refusal;
+            }
+            return Refusal.of(refusal);
         }
         DefaultLease lease = new DefaultLease(leaseWrites, plan, result.buckets());
         if (usage != null) {
@@ -259,13 +258,19 @@ public final class RateLimiter implements AutoCloseable {
      * the refusal.
      */
     private Attempt decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted,
-            long started) {
+            long started, boolean raise) {
         if (admitted) {
             if (listener != null) {
                 notify(entityId, resource, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
                         one.statuses(), started);
             }
             return one;
+        }
+        if (raise) {
+            RateLimitExceededException refusal = one.explain();
+            notify(entityId, resource, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(),
+                    started);
+            throw refusal;
         }
         Refusal refusal = Refusal.explainedBy(one);
         notify(entityId, resource, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(),

@@ -1,5 +1,7 @@
 package dev.zaelimiter;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 
@@ -14,18 +16,29 @@ final class Refusal implements Attempt {
         RateLimitExceededException explain();
     }
 
-    private final Explanation explanation;
-    private RateLimitExceededException exception;
+    private static final VarHandle EXPLAINED;
 
-    private Refusal(Explanation explanation) {
-        this.explanation = explanation;
+    static {
+        try {
+            EXPLAINED = MethodHandles.lookup().findVarHandle(Refusal.class, "explained",
+                    RateLimitExceededException.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The exception, or the {@link Explanation} that builds it. Final: safe to hand to another thread. */
+    private final Object reason;
+    /** What {@link #reason} explained, set once: the first published wins, so that every reader gets the same. */
+    private RateLimitExceededException explained;
+
+    private Refusal(Object reason) {
+        this.reason = reason;
     }
 
     /** A refusal already explained. */
     static Refusal of(RateLimitExceededException exception) {
-        Refusal refusal = new Refusal(null);
-        refusal.exception = exception;
-        return refusal;
+        return new Refusal(exception);
     }
 
     /** A refusal explained by {@code explanation} when first read. */
@@ -34,11 +47,17 @@ final class Refusal implements Attempt {
     }
 
     /** The refusal as {@link RateLimiter#acquire} raises it. */
-    synchronized RateLimitExceededException exception() {
-        if (exception == null) {
-            exception = explanation.explain();
+    RateLimitExceededException exception() {
+        if (reason instanceof RateLimitExceededException given) {
+            return given;
         }
-        return exception;
+        RateLimitExceededException known = (RateLimitExceededException) EXPLAINED.getAcquire(this);
+        if (known != null) {
+            return known;
+        }
+        RateLimitExceededException made = ((Explanation) reason).explain();
+        RateLimitExceededException raced = (RateLimitExceededException) EXPLAINED.compareAndExchange(this, null, made);
+        return raced == null ? made : raced;
     }
 
     @Override
