@@ -114,7 +114,18 @@ public final class RateLimiter implements AutoCloseable {
         if (!AcquireRequest.keepsAsGiven(consume)) {
             return acquire(AcquireRequest.of(entityId, resource, consume));
         }
-        return (Lease) attemptOnce(null, entityId, resource, consume, true);
+        return leaseOrRaise(attemptOnce(null, entityId, resource, consume, true));
+    }
+
+    /**
+     * The lease, or the refusal raised. Raised here rather than where it was decided, so that a caller that catches
+     * it right away (a benchmark, a loop of retries) may have the throw compiled into a jump.
+     */
+    private static Lease leaseOrRaise(Attempt attempt) {
+        if (attempt instanceof Refusal refusal) {
+            throw refusal.exception();
+        }
+        return (Lease) attempt;
     }
 
     /**
@@ -167,12 +178,12 @@ public final class RateLimiter implements AutoCloseable {
     }
 
     private Lease acquireOnce(AcquireRequest request) {
-        return (Lease) attemptOnce(request, request.entityId(), request.resource(), request.consume(), true);
+        return leaseOrRaise(attemptOnce(request, request.entityId(), request.resource(), request.consume(), true));
     }
 
     /**
-     * One decision, waiting for nothing: the lease, or the refusal (raised when {@code raise}, as {@code acquire}
-     * does, without making an {@link Attempt} of it). Raises for a pause and for what is no refusal. {@code given}
+     * One decision, waiting for nothing: the lease, or the refusal (explained at once when {@code raise}, as
+     * {@code acquire} is about to raise it). Raises for a pause and for what is no refusal. {@code given}
      * is the request, or {@code null} for a call of one target without wait or override made by its parts (the
      * request is then made only if a path other than the in-place decision needs it).
      */
@@ -232,12 +243,7 @@ public final class RateLimiter implements AutoCloseable {
                 usage.refused(statuses, now);
             }
             notify(entityId, resource, Decision.Outcome.REJECTED, statuses, started);
-            RateLimitExceededException refusal = new RateLimitExceededException(statuses,
-                    slotsRefused(plan, statuses), false);
-            if (raise) {
-                throw refusal;
-            }
-            return Refusal.of(refusal);
+            return Refusal.of(new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false));
         }
         DefaultLease lease = new DefaultLease(leaseWrites, plan, result.buckets());
         if (usage != null) {
@@ -266,13 +272,7 @@ public final class RateLimiter implements AutoCloseable {
             }
             return one;
         }
-        if (raise) {
-            RateLimitExceededException refusal = one.explain();
-            notify(entityId, resource, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(),
-                    started);
-            throw refusal;
-        }
-        Refusal refusal = Refusal.explainedBy(one);
+        Refusal refusal = raise ? Refusal.of(one.explain()) : Refusal.explainedBy(one);
         notify(entityId, resource, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(),
                 started);
         return refusal;

@@ -49,6 +49,8 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
     /** One write in this many adds that many to the write count, so that threads rarely touch the shared counter. */
     private static final int WRITE_SAMPLE = 64;
+    /** When the latest {@link #sweep} ran (by the clock of the write that ran it); written by the sweeping thread. */
+    private volatile long previousSweepAt = Long.MIN_VALUE;
 
     private final ConcurrentHashMap<BucketKey, Cell> buckets = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<ConfigScope, LevelConfig> config = new ConcurrentHashMap<>();
@@ -763,12 +765,34 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * @return how many buckets were removed
      */
     public int evictIdle(long now) {
+        return evictIdle(now, Long.MAX_VALUE);
+    }
+
+    /**
+     * What the store does on its own every so many writes: {@link #evictIdle} of the buckets not written since the
+     * previous sweep. A bucket in use stays even when it is full between calls (many buckets of a generous limit
+     * are), so that it is not removed and made again over and over; it goes once it is left alone for a whole
+     * sweep interval.
+     *
+     * @return how many buckets were removed
+     */
+    int sweep(long now) {
+        int evicted = evictIdle(now, previousSweepAt);
+        previousSweepAt = now;
+        return evicted;
+    }
+
+    /** Removes the buckets full at {@code now} that were last written before {@code writtenBefore}. */
+    private int evictIdle(long now, long writtenBefore) {
         int evicted = 0;
         for (var entry : buckets.entrySet()) {
             Cell cell = entry.getValue();
             synchronized (cell) {
-                BucketState state = cell.retired ? null : cell.state();
-                if (!cell.retired && (state == null || state.refilled(cell.limits, now).isFull(cell.limits))) {
+                if (cell.retired || cell.states != null && cell.lastRefillMillis >= writtenBefore) {
+                    continue;
+                }
+                BucketState state = cell.state();
+                if (state == null || state.refilled(cell.limits, now).isFull(cell.limits)) {
                     cell.retire(pendingUsage, entry.getKey());
                     buckets.remove(entry.getKey(), cell);
                     evicted++;
@@ -786,7 +810,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         if (writes >= sweepInterval && sweeping.compareAndSet(false, true)) {
             try {
                 writesSinceSweep.set(0);
-                evictIdle(now);
+                sweep(now);
                 // a sweep costs one check per bucket: spacing sweeps by the survivors keeps that under one per write
                 sweepInterval = Math.max(MIN_SWEEP_INTERVAL, buckets.size());
             } finally {

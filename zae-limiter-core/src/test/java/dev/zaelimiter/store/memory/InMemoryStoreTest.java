@@ -35,13 +35,32 @@ class InMemoryStoreTest {
     @Test
     void sweepsOnItsOwnAsWritesAccumulate() {
         limiter.admin().setResourceDefaults("api", List.of(Limit.perSecond("rps", 1)));
-        int calls = 200_000;
+        int calls = 300_000;                         // a sweep every 65,536 writes or so, the first one evicting none
         for (int i = 0; i < calls; i++) {
             limiter.acquire("user-" + i, "api", Map.of("rps", 1L));
             clock.advance(Duration.ofMillis(1));
         }
-        assertThat(store.bucketCount()).as("only buckets touched in the last second or so remain")
+        assertThat(store.bucketCount()).as("only buckets written in about the last two sweep intervals remain")
                 .isLessThan(calls / 2);
+    }
+
+    @Test
+    void itsOwnSweepsKeepABucketInUseEvenWhenFullAndRemoveItOnceLeftAloneForAWholeInterval() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        limiter.acquire("user-1", "api", Map.of("rpm", 1L)).close();
+        limiter.acquire("user-2", "api", Map.of("rpm", 1L)).close();
+        clock.advance(Duration.ofMinutes(1));                              // both full again
+
+        assertThat(store.sweep(clock.millis())).as("both written since the previous sweep").isZero();
+        limiter.acquire("user-1", "api", Map.of("rpm", 1L)).close();
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(store.sweep(clock.millis())).as("user-2, alone since the first sweep").isEqualTo(1);
+        assertThat(store.bucketCount()).isEqualTo(1);
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 60L);
+
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(store.sweep(clock.millis())).as("user-1, alone since the second sweep").isEqualTo(1);
+        assertThat(store.bucketCount()).isZero();
     }
 
     @Test
