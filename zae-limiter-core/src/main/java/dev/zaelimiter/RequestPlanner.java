@@ -222,7 +222,7 @@ final class RequestPlanner {
         if (validated == null || !validated.sameAs(consume)) {
             validateAmounts(consume);
         }
-        return resolved(entityId, resource);
+        return resolved(entityId, resource, known);
     }
 
     /**
@@ -243,9 +243,17 @@ final class RequestPlanner {
 
     /** The resolution of {@code entityId} on {@code resource} as the store answers now. */
     private Resolved resolved(String entityId, String resource) {
+        return resolved(entityId, resource, null);
+    }
+
+    /**
+     * {@link #resolved(String, String)}, with {@code sharedKnown} what the cache of entities that configure nothing held
+     * for the resource a moment ago ({@code null}: look it up if needed).
+     */
+    private Resolved resolved(String entityId, String resource, Resolved sharedKnown) {
         ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
         if (snapshot.entity() == null && snapshot.entityResource().isEmpty() && snapshot.entityDefault().isEmpty()) {
-            Resolved known = shared.get(resource);
+            Resolved known = sharedKnown != null ? sharedKnown : shared.get(resource);
             if (known != null && known.snapshot.resource() == snapshot.resource()
                     && known.snapshot.system() == snapshot.system()) {
                 return known;
