@@ -7,7 +7,8 @@ import java.io.IOException;
 
 /**
  * Beside {@link SpringBenchmarks}, on the same wiring: what Spring costs by itself (a proxy with a no-op advice, a
- * {@code OncePerRequestFilter} that only calls the chain) and the starter's filter with its headers switched off.
+ * {@code OncePerRequestFilter} that only calls the chain) and the starter's filter with its headers switched off,
+ * the filters on Tomcat's request and response like {@link SpringBenchmarks#filter}.
  * Not part of the suite's report; run them by name.
  */
 public class SpringBaselines {
