@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * java -jar benchmarks/target/zae-limiter-benchmarks.jar jmh [--long] [--buckets=1000000]
  * </pre>
  *
- * The default run takes about three minutes (1 fork, 3 warm-up and 3 measured iterations of 1 s); {@code --long}
+ * The default run takes about four minutes (1 fork, 5 warm-up and 3 measured iterations of 1 s); {@code --long}
  * takes 3 forks of 5 and 5 iterations of 2 s. {@code --smoke} runs every benchmark once, briefly, in this JVM.
  */
 public final class JmhSuite {
@@ -104,7 +104,7 @@ public final class JmhSuite {
             case SMOKE -> options.forks(0).warmupIterations(0).measurementIterations(1)
                     .measurementTime(TimeValue.milliseconds(50)).verbosity(VerboseMode.SILENT);
             case DEFAULT -> options.addProfiler(GCProfiler.class).forks(1)
-                    .warmupIterations(3).warmupTime(TimeValue.seconds(1))
+                    .warmupIterations(5).warmupTime(TimeValue.seconds(1))
                     .measurementIterations(3).measurementTime(TimeValue.seconds(1))
                     .jvmArgsAppend("-Xms1g", "-Xmx1g");
             case LONG -> options.addProfiler(GCProfiler.class).forks(3)
