@@ -21,6 +21,15 @@ public final class Identifiers {
      */
     public static final int MAX_DISPLAY_NAME = 1024;
 
+    /** Whether each ASCII character may follow the first one of an entity id (one lookup per character). */
+    private static final boolean[] ENTITY_CHARS = new boolean[128];
+
+    static {
+        for (char c = 0; c < ENTITY_CHARS.length; c++) {
+            ENTITY_CHARS[c] = isAsciiLetterOrDigit(c) || "_.-:@".indexOf(c) >= 0;
+        }
+    }
+
     private Identifiers() {
     }
 
@@ -37,7 +46,7 @@ public final class Identifiers {
         }
         for (int i = 1; i < value.length(); i++) {
             char c = value.charAt(i);
-            if (!isAsciiLetterOrDigit(c) && c != '_' && c != '.' && c != '-' && c != ':' && c != '@') {
+            if (c >= ENTITY_CHARS.length || !ENTITY_CHARS[c]) {
                 throw new ValidationException(field, value,
                         "an entity id may contain only letters, digits and _ . - : @ (found '" + c + "')");
             }
