@@ -217,7 +217,9 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * the limit or the kind of amount (consumed or bypassed) changes, when a count would overflow its {@code int},
      * or when the bucket goes, and are handed over by {@link #drainUsage}. The counters are {@code int}s, and the
      * amount is one counter that holds either kind, so that a million counting buckets stay small; what does not fit
-     * is set aside (at most one small object per two million calls of one token). Only stores asked to count have
+     * is set aside as one small object (every 2^31 milli-tokens, admitted or refused calls, or soft overdrafts, and on
+     * a switch between bypassed and consumed amounts; an amount of 2^31 milli-tokens or more is counted on its own).
+     * Only stores asked to count have
      * these, so that a store without usage history keeps its buckets smaller still.
      */
     static final class CountingCell extends Cell {
@@ -765,7 +767,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * @return how many buckets were removed
      */
     public int evictIdle(long now) {
-        return evictIdle(now, Long.MAX_VALUE);
+        return evictIdle(now, false, 0);
     }
 
     /**
@@ -777,18 +779,23 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * @return how many buckets were removed
      */
     int sweep(long now) {
-        int evicted = evictIdle(now, previousSweepAt);
+        // the instant of the write that runs the sweep: a clock stepping back (or another limiter's clock on the
+        // same store) only keeps some full buckets one sweep longer
+        int evicted = evictIdle(now, true, previousSweepAt);
         previousSweepAt = now;
         return evicted;
     }
 
-    /** Removes the buckets full at {@code now} that were last written before {@code writtenBefore}. */
-    private int evictIdle(long now, long writtenBefore) {
+    /**
+     * Removes the buckets full at {@code now}; when {@code onlyIdle}, only those last written before
+     * {@code writtenBefore}.
+     */
+    private int evictIdle(long now, boolean onlyIdle, long writtenBefore) {
         int evicted = 0;
         for (var entry : buckets.entrySet()) {
             Cell cell = entry.getValue();
             synchronized (cell) {
-                if (cell.retired || cell.states != null && cell.lastRefillMillis >= writtenBefore) {
+                if (cell.retired || onlyIdle && cell.states != null && cell.lastRefillMillis >= writtenBefore) {
                     continue;
                 }
                 BucketState state = cell.state();

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.memory;
 
+import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.testing.MutableClock;
@@ -61,6 +62,22 @@ class InMemoryStoreTest {
         clock.advance(Duration.ofMinutes(1));
         assertThat(store.sweep(clock.millis())).as("user-1, alone since the second sweep").isEqualTo(1);
         assertThat(store.bucketCount()).isZero();
+    }
+
+    @Test
+    void aCorrectionWrittenThroughTheGeneralPathKeepsItsBucketFromTheNextSweep() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        Lease lease = limiter.acquire("user-1", "api", Map.of("rpm", 1L));
+        limiter.acquire("user-2", "api", Map.of("rpm", 1L)).close();
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(store.sweep(clock.millis())).isZero();
+
+        lease.adjust("rpm", 1);                                            // written by apply, not in place
+        lease.close();
+        clock.advance(Duration.ofMinutes(1));                              // both full again
+        assertThat(store.sweep(clock.millis())).as("user-2 only").isEqualTo(1);
+        assertThat(store.bucketCount()).isEqualTo(1);
+        assertThat(store.evictIdle(clock.millis())).as("evictIdle drops every full bucket").isEqualTo(1);
     }
 
     @Test
