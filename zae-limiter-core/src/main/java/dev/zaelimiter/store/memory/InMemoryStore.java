@@ -219,8 +219,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * amount is one counter that holds either kind, so that a million counting buckets stay small; what does not fit
      * is set aside as one small object (every 2^31 milli-tokens, admitted or refused calls, or soft overdrafts, and on
      * a switch between bypassed and consumed amounts; an amount of 2^31 milli-tokens or more is counted on its own).
-     * Only stores asked to count have
-     * these, so that a store without usage history keeps its buckets smaller still.
+     * Only stores asked to count have these, so that a store without usage history keeps its buckets smaller still.
      */
     static final class CountingCell extends Cell {
         private static final long HOUR_MILLIS = UsageGranularity.HOUR.millis();
@@ -256,9 +255,9 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                         single(admittedCall, amountMilli, countOnly, inDebt)));
                 return;
             }
-            if ((int) hour != usageHour || !limitName.equals(usageLimit) || !fits(admittedCall, amounted
-                    && (countOnly != amountBypassed && this.amountMilli != 0
-                            || amountMilli > Integer.MAX_VALUE - this.amountMilli), inDebt)) {
+            boolean amountClash = amounted && (countOnly != amountBypassed && this.amountMilli != 0
+                    || amountMilli > Integer.MAX_VALUE - this.amountMilli);
+            if ((int) hour != usageHour || !limitName.equals(usageLimit) || !fits(admittedCall, amountClash, inDebt)) {
                 moveTo(pending, key);
                 usageHour = (int) hour;
                 usageLimit = limitName;
@@ -520,7 +519,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                     continue;
                 }
                 admitted = cell.holdsOne()
-                        ? takeOne(cell, limits, amountMilli, countOnly, now, outcome)
+                        ? takeSingle(cell, limits, amountMilli, countOnly, now, outcome)
                         : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome);
                 if (countUsage) {
                     Limit limit = limits.get(0);
@@ -562,7 +561,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * fields is refilled and debited there, allocating nothing; any other through {@link BucketState}'s per-limit
      * transitions.
      */
-    private static boolean takeOne(Cell cell, List<Limit> limits, long amountMilli, boolean countOnly, long now,
+    private static boolean takeSingle(Cell cell, List<Limit> limits, long amountMilli, boolean countOnly, long now,
             Outcome outcome) {
         Limit limit = limits.get(0);
         return cell.states == Cell.INLINE && !limit.isConcurrency() && sameName(cell.limits, limit)

@@ -208,7 +208,8 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
 
     /**
      * The delegate's in-place decisions, each timed as a {@code tryAcquire} (which it stands for), or none when the
-     * delegate has none.
+     * delegate has none. Timed as {@link #time} does, written out so that a decision does not capture its seven
+     * arguments in a lambda on every call.
      */
     @Override
     public dev.zaelimiter.store.LocalBuckets localBuckets() {
