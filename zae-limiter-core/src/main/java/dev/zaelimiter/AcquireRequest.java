@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,7 +34,9 @@ public final class AcquireRequest {
     public record Target(String entityId, String resource, Map<String, Long> consume) {
 
         public Target {
-            consume = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(consume, "consume")));
+            Arguments.required("entityId", entityId);
+            Arguments.required("resource", resource);
+            consume = Collections.unmodifiableMap(new LinkedHashMap<>(Arguments.required("consume", consume)));
         }
     }
 
@@ -59,7 +62,7 @@ public final class AcquireRequest {
      * booked nothing.
      */
     public AcquireRequest maxWait(Duration maxWait) {
-        Objects.requireNonNull(maxWait, "maxWait");
+        Arguments.required("maxWait", maxWait);
         if (maxWait.isNegative()) {
             throw new ValidationException("maxWait", maxWait, "a wait cannot be negative");
         }
@@ -89,7 +92,8 @@ public final class AcquireRequest {
 
     /** A request that consumes nothing yet; add amounts with {@link #consume}. */
     public static AcquireRequest of(String entityId, String resource) {
-        return new AcquireRequest(entityId, resource, Map.of(), null, List.of());
+        return new AcquireRequest(Arguments.required("entityId", entityId), Arguments.required("resource", resource),
+                Map.of(), null, List.of());
     }
 
     /** {@code of(entityId, resource).consume(consume)}, without the request in between when it can. */
@@ -119,13 +123,14 @@ public final class AcquireRequest {
     /** This request, also consuming {@code amount} tokens of {@code limitName} (replacing an earlier amount). */
     public AcquireRequest consume(String limitName, long amount) {
         Map<String, Long> next = new LinkedHashMap<>(consume);
-        next.put(limitName, amount);
+        next.put(Arguments.required("limitName", limitName), amount);
         return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also, maxWait,
                 priority);
     }
 
     /** This request, consuming the given amounts in addition to those already set. */
     public AcquireRequest consume(Map<String, Long> amounts) {
+        Arguments.required("consume", amounts);
         if (consume.isEmpty() && isImmutable(amounts)) {
             return new AcquireRequest(entityId, resource, amounts, limits, also, maxWait, priority);
         }
@@ -148,7 +153,7 @@ public final class AcquireRequest {
 
     /** This request, checked against {@code limits} instead of the stored configuration of the entity. */
     public AcquireRequest limits(List<Limit> limits) {
-        return new AcquireRequest(entityId, resource, consume, List.copyOf(Objects.requireNonNull(limits, "limits")),
+        return new AcquireRequest(entityId, resource, consume, List.copyOf(Arguments.required("limits", limits)),
                 also, maxWait, priority);
     }
 

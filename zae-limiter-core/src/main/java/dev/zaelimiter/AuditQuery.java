@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import java.time.Instant;
 
 /**
@@ -86,6 +87,7 @@ public record AuditQuery(Target target, String entityId, String resource, Instan
 
     /** Whether {@code event} belongs to this query's target and range (not its page). */
     public boolean matches(AuditEvent event) {
+        Arguments.required("event", event);
         boolean inTarget = switch (target) {
             case ALL -> true;
             case SYSTEM -> event.scope() == AuditScope.SYSTEM;
@@ -100,6 +102,6 @@ public record AuditQuery(Target target, String entityId, String resource, Instan
      * The order of events, newest first: a key that sorts like the event's instant then id. Cursors are such keys.
      */
     public static String sortKey(AuditEvent event) {
-        return String.format("%015d#%s", event.at().toEpochMilli(), event.id());
+        return String.format("%015d#%s", Arguments.required("event", event).at().toEpochMilli(), event.id());
     }
 }

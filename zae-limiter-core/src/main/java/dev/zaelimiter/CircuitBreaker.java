@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,9 +92,8 @@ public final class CircuitBreaker {
             throw new ValidationException("circuitBreaker.failureThreshold", failureThreshold,
                     "at least one failure opens the circuit");
         }
-        if (coolDown == null || coolDown.toMillis() < 1) {
-            throw new ValidationException("circuitBreaker.coolDown", coolDown, "a cool-down lasts at least 1 ms");
-        }
+        Limit.checkPeriod("circuitBreaker.coolDown", Arguments.required("circuitBreaker.coolDown", coolDown),
+                "a cool-down");
     }
 
     /** Whether the circuit can open at all ({@code false} when the limiter was built without one). */

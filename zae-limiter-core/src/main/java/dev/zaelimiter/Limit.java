@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.schedule.CronPattern;
@@ -8,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.List;
@@ -186,7 +188,7 @@ public final class Limit {
             checkPeriod("limit " + name + " leaseTimeout", leaseTimeout, "the lease timeout");
         }
         if (drips) {
-            Objects.requireNonNull(refillPeriod, "refillPeriod");
+            Arguments.required("refillPeriod", refillPeriod);
             checkPeriod("limit " + name + " refillPeriod", refillPeriod, "the refill period");
         }
         this.refillPeriod = drips ? refillPeriod : null;
@@ -309,13 +311,13 @@ public final class Limit {
     public static Limit quota(String name, long allowance, String cron, ZoneId zone) {
         CronPattern pattern = CronPattern.parse("limit " + name + " reset schedule", cron);
         return new Limit(name, allowance, 0, null, false, List.of(), pattern,
-                Objects.requireNonNull(zone, "zone").normalized(), null);
+                Arguments.required("zone", zone).normalized(), null);
     }
 
     /** A session quota: {@code allowance} tokens for {@code resetAfter} from each caller's first admitted request. */
     public static Limit sessionQuota(String name, long allowance, Duration resetAfter) {
         return new Limit(name, allowance, 0, null, false, List.of(), null, null,
-                Objects.requireNonNull(resetAfter, "resetAfter"));
+                Arguments.required("resetAfter", resetAfter));
     }
 
     /**
@@ -335,8 +337,8 @@ public final class Limit {
      */
     public static Limit fixedWindow(String name, long allowance, Duration window, Instant origin) {
         Identifiers.limitName("limit name", name);
-        Objects.requireNonNull(window, "window");
-        Objects.requireNonNull(origin, "origin");
+        Arguments.required("window", window);
+        Arguments.required("origin", origin);
         long originMillis;
         try {
             originMillis = origin.toEpochMilli();
@@ -366,7 +368,7 @@ public final class Limit {
     /** A concurrency limit whose slots come back by themselves {@code leaseTimeout} after they were last renewed. */
     public static Limit concurrency(String name, long maxInFlight, Duration leaseTimeout) {
         return new Limit(name, maxInFlight, 0, null, false, List.of(), null, null, null,
-                Objects.requireNonNull(leaseTimeout, "leaseTimeout"));
+                Arguments.required("leaseTimeout", leaseTimeout));
     }
 
     /** The same limit with another capacity (the largest burst); the refill rate is unchanged. */
@@ -408,12 +410,16 @@ public final class Limit {
      * time zone.
      */
     public Limit withSchedule(ScheduleEntry... entries) {
-        return withSchedule(List.of(entries));
+        return withSchedule(Arrays.asList(Arguments.required("schedule", entries)));
     }
 
     /** As {@link #withSchedule(ScheduleEntry...)}. */
     public Limit withSchedule(List<ScheduleEntry> entries) {
-        return copy(capacity, soft, new ArrayList<>(entries));
+        List<ScheduleEntry> schedule = new ArrayList<>(Arguments.required("schedule", entries));
+        if (schedule.contains(null)) {
+            throw new ValidationException("schedule", null, "a schedule cannot contain null");
+        }
+        return copy(capacity, soft, schedule);
     }
 
     /**
@@ -424,6 +430,7 @@ public final class Limit {
      * @throws ValidationException naming {@code field} and the rule broken
      */
     public static List<Limit> validateLevel(String field, List<Limit> limits) {
+        Arguments.required("field", field);
         if (limits == null || limits.isEmpty()) {
             throw new ValidationException(field, limits, "at least one limit is required");
         }

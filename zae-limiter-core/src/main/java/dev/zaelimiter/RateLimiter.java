@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.store.BucketState;
@@ -139,7 +140,7 @@ public final class RateLimiter implements AutoCloseable {
      * @throws StoreUnavailableException      when the store fails and the policy is {@link Unavailable#BLOCK}
      */
     public Lease acquire(AcquireRequest request) {
-        Objects.requireNonNull(request, "request");
+        Arguments.required("request", request);
         if (request.maxWait().isZero()) {
             return acquireOnce(request);
         }
@@ -168,7 +169,7 @@ public final class RateLimiter implements AutoCloseable {
      * builds its statuses only when they are read.
      */
     public Attempt tryAcquire(AcquireRequest request) {
-        Objects.requireNonNull(request, "request");
+        Arguments.required("request", request);
         try {
             return request.maxWait().isZero() ? attemptOnce(request, request.entityId(), request.resource(),
                     request.consume(), false) : acquire(request);
@@ -319,7 +320,7 @@ public final class RateLimiter implements AutoCloseable {
      * suppressed}.
      */
     public <T> T call(AcquireRequest request, Callable<T> callable) throws Exception {
-        Objects.requireNonNull(callable, "callable");
+        Arguments.required("callable", callable);
         Lease lease = acquire(request);
         T result;
         try {
@@ -345,7 +346,7 @@ public final class RateLimiter implements AutoCloseable {
 
     /** Whether {@code request} would be admitted now. Never consumes. */
     public Availability checkAvailability(AcquireRequest request) {
-        Objects.requireNonNull(request, "request");
+        Arguments.required("request", request);
         try {
             long now = clock.millis();
             Peek peek = breaker.call(() -> {
@@ -618,7 +619,7 @@ public final class RateLimiter implements AutoCloseable {
          * (a tenth of the wait, at most a second). Random when not set.
          */
         Builder jitter(LongUnaryOperator jitter) {
-            this.jitter = Objects.requireNonNull(jitter, "jitter");
+            this.jitter = Arguments.required("jitter", jitter);
             return this;
         }
 
@@ -649,7 +650,7 @@ public final class RateLimiter implements AutoCloseable {
          * process wakes it.
          */
         public Builder sleeper(Sleeper sleeper) {
-            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            this.sleeper = Arguments.required("sleeper", sleeper);
             return this;
         }
 
@@ -664,25 +665,25 @@ public final class RateLimiter implements AutoCloseable {
 
         /** Observes every decision (metrics, logs); none when not set. */
         public Builder listener(RateLimiterListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
+            this.listener = Arguments.required("listener", listener);
             return this;
         }
 
         /** The store; an {@link InMemoryStore} when not set. */
         public Builder store(LimiterStore store) {
-            this.store = Objects.requireNonNull(store, "store");
+            this.store = Arguments.required("store", store);
             return this;
         }
 
         /** The clock every time computation goes through; the system UTC clock when not set. */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            this.clock = Arguments.required("clock", clock);
             return this;
         }
 
         /** What to do when the store fails; {@link Unavailable#BLOCK} when not set. */
         public Builder onUnavailable(Unavailable onUnavailable) {
-            this.onUnavailable = Objects.requireNonNull(onUnavailable, "onUnavailable");
+            this.onUnavailable = Arguments.required("onUnavailable", onUnavailable);
             return this;
         }
 
@@ -716,7 +717,7 @@ public final class RateLimiter implements AutoCloseable {
          * {@code null} or blank.
          */
         public Builder actor(java.util.function.Supplier<String> actor) {
-            this.actor = Objects.requireNonNull(actor, "actor");
+            this.actor = Arguments.required("actor", actor);
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
@@ -31,6 +32,12 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  * usage history is read here too.
  */
 public final class RateLimiterAdmin {
+
+    /**
+     * The most periods one usage read spans: 400 days of hours (a top-N query on DynamoDB reads one partition per
+     * period). Read days for longer ranges.
+     */
+    public static final int MAX_USAGE_PERIODS = 24 * 400;
 
     private final LimiterStore store;
     private final UsageRecorder usage;
@@ -77,7 +84,7 @@ public final class RateLimiterAdmin {
      * @throws ValidationException     when its parent is itself a child (hierarchies have two levels)
      */
     public Entity createEntity(Entity entity) {
-        Objects.requireNonNull(entity, "entity");
+        Arguments.required("entity", entity);
         synchronized (hierarchyLock) {
             if (entity.parentId() != null) {
                 requireRootParent(entity.parentId());
@@ -146,7 +153,7 @@ public final class RateLimiterAdmin {
      * @throws ValidationException     when the parent would make a hierarchy deeper than two levels
      */
     public Entity updateEntity(Entity entity) {
-        Objects.requireNonNull(entity, "entity");
+        Arguments.required("entity", entity);
         synchronized (hierarchyLock) {
             Entity before = store.getEntity(entity.id()).orElseThrow(() -> new EntityNotFoundException(entity.id()));
             Entity updated = update(entity);
@@ -241,7 +248,7 @@ public final class RateLimiterAdmin {
     // ---- disabled modes
 
     public void setResourceDisabled(String resource, DisabledMode mode) {
-        putDisabled(resourceScope(resource), Objects.requireNonNull(mode, "mode"));
+        putDisabled(resourceScope(resource), Arguments.required("mode", mode));
     }
 
     public void clearResourceDisabled(String resource) {
@@ -255,7 +262,7 @@ public final class RateLimiterAdmin {
 
     /** Sets the mode of {@code entityId} on {@code resource} ({@value Identifiers#DEFAULT_RESOURCE}: every one). */
     public void setEntityDisabled(String entityId, String resource, DisabledMode mode) {
-        putDisabled(entityScope(entityId, resource), Objects.requireNonNull(mode, "mode"));
+        putDisabled(entityScope(entityId, resource), Arguments.required("mode", mode));
     }
 
     public void clearEntityDisabled(String entityId, String resource) {
@@ -336,7 +343,7 @@ public final class RateLimiterAdmin {
 
     /**
      * The usage of {@code entityId} on every resource, per hour or day, for periods starting in [{@code from},
-     * {@code to}), oldest first, one row per resource, limit and period. Includes what this process counted and had
+     * {@code to}) (at most {@link #MAX_USAGE_PERIODS}: from 14:30, the first hour is 15:00), oldest first, one row per resource, limit and period. Includes what this process counted and had
      * not written yet (it is written first); other processes' counts appear once they flushed.
      *
      * @throws UnsupportedOperationException when the store keeps no usage history
@@ -354,7 +361,6 @@ public final class RateLimiterAdmin {
         String id = Identifiers.entityId("entityId", entityId);
         String res = resource == null ? null : Identifiers.resource("resource", resource);
         String limit = limitName == null ? null : Identifiers.limitName("limitName", limitName);
-        Objects.requireNonNull(granularity, "granularity");
         long[] range = range(granularity, from, to);
         List<Usage> rows = new ArrayList<>();
         for (UsagePeriod period : usageStore().entityUsage(id, res, granularity, range[0], range[1])) {
@@ -371,7 +377,7 @@ public final class RateLimiterAdmin {
     /**
      * The {@code n} entities that consumed the most of {@code limitName} on {@code resource} over the periods of
      * {@code granularity} starting in [{@code from}, {@code to}), most first (ties by entity id), each with its
-     * totals over the window.
+     * totals over the window (its {@link Usage#from()} and {@link Usage#to()} are {@code from} and {@code to}).
      *
      * @throws UnsupportedOperationException when the store keeps no usage history
      */
@@ -379,7 +385,6 @@ public final class RateLimiterAdmin {
             Instant to, int n) {
         String res = Identifiers.resource("resource", resource);
         String limit = Identifiers.limitName("limitName", limitName);
-        Objects.requireNonNull(granularity, "granularity");
         if (n < 1) {
             throw new ValidationException("n", n, "ask for at least one entity");
         }
@@ -395,7 +400,8 @@ public final class RateLimiterAdmin {
                 .sorted(Comparator.<Map.Entry<String, UsageCounts>>comparingLong(e -> -e.getValue().consumedMilli())
                         .thenComparing(Map.Entry::getKey))
                 .limit(n)
-                .map(e -> usage(new BucketKey(e.getKey(), res), limit, range[0], range[1], e.getValue()))
+                .map(e -> usage(new BucketKey(e.getKey(), res), limit, from.toEpochMilli(), to.toEpochMilli(),
+                        e.getValue()))
                 .toList();
     }
 
@@ -414,11 +420,41 @@ public final class RateLimiterAdmin {
         return history;
     }
 
+    /**
+     * The start of the first period that starts at or after {@code from}, and {@code to}, in epoch milliseconds.
+     *
+     * @throws ValidationException when the range is empty, out of the epoch-millisecond range, or spans more than
+     *                             {@link #MAX_USAGE_PERIODS} periods
+     */
     private static long[] range(UsageGranularity granularity, Instant from, Instant to) {
-        if (from == null || to == null || !from.isBefore(to)) {
+        Arguments.required("granularity", granularity);
+        long fromMillis = epochMillis("from", from);
+        long toMillis = epochMillis("to", to);
+        if (fromMillis >= toMillis) {
             throw new ValidationException("from", from, "a usage range starts before it ends (" + to + ")");
         }
-        return new long[] {granularity.periodStart(from.toEpochMilli()), to.toEpochMilli()};
+        long period = granularity.millis();
+        try {
+            long first = Math.multiplyExact(Math.floorDiv(fromMillis, period), period);
+            first = first < fromMillis ? Math.addExact(first, period) : first;
+            long periods = Math.floorDiv(Math.addExact(Math.subtractExact(toMillis, first), period - 1), period);
+            if (periods <= MAX_USAGE_PERIODS) {
+                return new long[] {first, toMillis};
+            }
+        } catch (ArithmeticException e) {
+            // more periods than a long counts
+        }
+        throw new ValidationException("to", to, "a usage read spans at most " + MAX_USAGE_PERIODS + " periods"
+                + (granularity == UsageGranularity.HOUR ? "; read days for long ranges" : ""));
+    }
+
+    private static long epochMillis(String field, Instant instant) {
+        try {
+            return Arguments.required(field, instant).toEpochMilli();
+        } catch (ArithmeticException e) {
+            throw new ValidationException(field, instant, "an instant that epoch milliseconds can hold (within"
+                    + " about 292 million years)");
+        }
     }
 
     private static Usage usage(BucketKey key, String limitName, long from, long to, UsageCounts counts) {
@@ -435,7 +471,7 @@ public final class RateLimiterAdmin {
      * @throws UnsupportedOperationException when the store keeps no audit log
      */
     public AuditPage audit(AuditQuery query) {
-        Objects.requireNonNull(query, "query");
+        Arguments.required("query", query);
         AuditStore log = store.audit();
         if (log == null) {
             throw new UnsupportedOperationException(store.getClass().getName() + " keeps no audit log");

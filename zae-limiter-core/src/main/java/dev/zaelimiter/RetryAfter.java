@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,6 +50,7 @@ public final class RetryAfter {
      * @throws ValidationException when {@code value} is neither delta-seconds nor an HTTP-date
      */
     public static Duration parse(String value, Instant now) {
+        Arguments.required("now", now);
         String v = value == null ? "" : value.trim();
         if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
             return Duration.ofSeconds(deltaSeconds(v));

@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import dev.zaelimiter.internal.schedule.CronPattern;
 
 import java.time.DateTimeException;
@@ -39,7 +40,7 @@ public final class ScheduleEntry {
 
     /** An entry that multiplies the base capacity and refill amount by {@code scale} (greater than zero). */
     public static ScheduleEntry scaled(String cron, ZoneId zone, double scale) {
-        return of(cron, zone, scale, null, null, null);
+        return of(cron, Arguments.required("zone", zone), scale, null, null, null);
     }
 
     /** {@link #scaled(String, ZoneId, double)} in UTC. */
@@ -49,13 +50,14 @@ public final class ScheduleEntry {
 
     /** An entry with its own capacity; refill amount and period stay the base ones. */
     public static ScheduleEntry absolute(String cron, ZoneId zone, long capacity) {
-        return of(cron, zone, null, capacity, null, null);
+        return of(cron, Arguments.required("zone", zone), null, capacity, null, null);
     }
 
     /** An entry with its own capacity and refill. */
     public static ScheduleEntry absolute(String cron, ZoneId zone, long capacity, long refillAmount,
             Duration refillPeriod) {
-        return of(cron, zone, null, capacity, refillAmount, Objects.requireNonNull(refillPeriod, "refillPeriod"));
+        return of(cron, Arguments.required("zone", zone), null, capacity, refillAmount,
+                Arguments.required("refillPeriod", refillPeriod));
     }
 
     /**
@@ -101,6 +103,7 @@ public final class ScheduleEntry {
      * every spelling of one zone compares equal.
      */
     public static ZoneId zone(String field, String zoneId) {
+        Arguments.required("field", field);
         try {
             return zoneId == null ? ZoneOffset.UTC : ZoneId.of(zoneId).normalized();
         } catch (DateTimeException e) {

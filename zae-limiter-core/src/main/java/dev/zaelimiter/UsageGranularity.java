@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
@@ -26,6 +27,6 @@ public enum UsageGranularity {
 
     /** The start of the period that holds {@code instant}. */
     public Instant periodStart(Instant instant) {
-        return instant.truncatedTo(this == HOUR ? ChronoUnit.HOURS : ChronoUnit.DAYS);
+        return Arguments.required("instant", instant).truncatedTo(this == HOUR ? ChronoUnit.HOURS : ChronoUnit.DAYS);
     }
 }

@@ -98,7 +98,7 @@ class InPlaceDecisionTest {
             assertThatThrownBy(() -> limiter.acquire(AcquireRequest.of("user-1", null).consume("rps", 1)))
                     .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("resource"));
             assertThatThrownBy(() -> limiter.acquire("user-1", RESOURCE, null))
-                    .isInstanceOf(NullPointerException.class);
+                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("consume"));
             java.util.HashMap<String, Long> mutable = new java.util.HashMap<>(Map.of("rps", 1L));
             Lease lease = limiter.acquire("user-1", RESOURCE, mutable);       // a copy is taken, as before
             mutable.put("rps", 1_000L);

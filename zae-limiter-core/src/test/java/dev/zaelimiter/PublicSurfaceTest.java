@@ -125,7 +125,7 @@ class PublicSurfaceTest {
     }
 
     /** The public top-level and nested types compiled from the core module's main sources. */
-    private static List<Class<?>> publicTypes() throws IOException, URISyntaxException, ClassNotFoundException {
+    static List<Class<?>> publicTypes() throws IOException, URISyntaxException, ClassNotFoundException {
         Path root = Path.of(RateLimiter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         List<Class<?>> types = new ArrayList<>();
         try (Stream<Path> files = Files.walk(root)) {

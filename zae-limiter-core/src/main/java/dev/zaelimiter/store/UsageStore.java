@@ -25,6 +25,9 @@ public interface UsageStore {
     List<UsagePeriod> entityUsage(String entityId, String resource, UsageGranularity granularity, long fromMillis,
             long toMillis);
 
-    /** The periods of every entity on {@code resource} whose start lies in [{@code fromMillis}, {@code toMillis}). */
+    /**
+     * The periods of every entity on {@code resource} whose start lies in [{@code fromMillis}, {@code toMillis}). The
+     * limiter asks both reads for at most {@link dev.zaelimiter.RateLimiterAdmin#MAX_USAGE_PERIODS} periods.
+     */
     List<UsagePeriod> resourceUsage(String resource, UsageGranularity granularity, long fromMillis, long toMillis);
 }

@@ -42,8 +42,6 @@ final class UsageItems implements UsageStore {
 
     static final Duration DEFAULT_HOUR_RETENTION = Duration.ofDays(90);
     static final Duration DEFAULT_DAY_RETENTION = Duration.ofDays(730);
-    /** The most periods one read may span (a top-N query reads one partition per period). */
-    static final int MAX_PERIODS_PER_READ = 24 * 400;
 
     private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH").withZone(ZoneOffset.UTC);
     private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(ZoneOffset.UTC);
@@ -128,7 +126,6 @@ final class UsageItems implements UsageStore {
     @Override
     public List<UsagePeriod> entityUsage(String entityId, String resource, UsageGranularity granularity,
             long fromMillis, long toMillis) {
-        periods(granularity, fromMillis, toMillis);
         String g = code(granularity);
         List<Map<String, AttributeValue>> items = query(QueryRequest.builder().tableName(table).indexName(Keys.GSI1)
                 .keyConditionExpression("GSI1PK = :p AND GSI1SK BETWEEN :lo AND :hi")
@@ -151,7 +148,10 @@ final class UsageItems implements UsageStore {
     public List<UsagePeriod> resourceUsage(String resource, UsageGranularity granularity, long fromMillis,
             long toMillis) {
         List<UsagePeriod> found = new ArrayList<>();
-        for (long start = periods(granularity, fromMillis, toMillis); start < toMillis; start += granularity.millis()) {
+        for (long start = granularity.periodStart(fromMillis); start < toMillis; start += granularity.millis()) {
+            if (start < fromMillis) {
+                continue;                                    // the period holding fromMillis started before it
+            }
             List<Map<String, AttributeValue>> items = query(QueryRequest.builder().tableName(table)
                     .keyConditionExpression("PK = :p")
                     .expressionAttributeValues(Map.of(":p", AttributeValue.fromS(resourcePk(resource, granularity,
@@ -164,16 +164,6 @@ final class UsageItems implements UsageStore {
             }
         }
         return found;
-    }
-
-    /** The first period start of the range; refuses a range of too many periods. */
-    private static long periods(UsageGranularity granularity, long fromMillis, long toMillis) {
-        long first = granularity.periodStart(fromMillis);
-        if ((toMillis - first) / granularity.millis() > MAX_PERIODS_PER_READ) {
-            throw new ValidationException("to", Instant.ofEpochMilli(toMillis), "a usage read spans at most "
-                    + MAX_PERIODS_PER_READ + " periods; read days for long ranges");
-        }
-        return first;
     }
 
     private boolean live(Map<String, AttributeValue> item) {
