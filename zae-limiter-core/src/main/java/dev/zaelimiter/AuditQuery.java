@@ -2,6 +2,7 @@ package dev.zaelimiter;
 
 import dev.zaelimiter.internal.Arguments;
 import java.time.Instant;
+import java.util.regex.Pattern;
 
 /**
  * Which audit events to read, newest first, one page at a time.
@@ -18,7 +19,9 @@ import java.time.Instant;
  * @param from     oldest instant, inclusive ({@code null}: no bound)
  * @param to       newest instant, exclusive ({@code null}: no bound)
  * @param pageSize events per page, 1 to {@value #MAX_PAGE_SIZE}
- * @param cursor   the {@link AuditPage#nextCursor()} of the page before, or {@code null} for the first page
+ * @param cursor   the {@link AuditPage#nextCursor()} of the page before, or {@code null} for the first page; any
+ *                 other text is a {@link ValidationException} (a client paging with a bad cursor would otherwise
+ *                 read the first page again and again)
  */
 public record AuditQuery(Target target, String entityId, String resource, Instant from, Instant to, int pageSize,
         String cursor) {
@@ -42,10 +45,24 @@ public record AuditQuery(Target target, String entityId, String resource, Instan
         if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
             throw new ValidationException("pageSize", pageSize, "a page holds 1 to " + MAX_PAGE_SIZE + " events");
         }
+        if (from != null) {
+            Arguments.epochMillis("from", from);
+        }
+        if (to != null) {
+            Arguments.epochMillis("to", to);
+        }
         if (from != null && to != null && !from.isBefore(to)) {
             throw new ValidationException("from", from, "the range must end after it starts (" + to + ")");
         }
+        if (cursor != null && !CURSOR.matcher(cursor).matches()) {
+            throw new ValidationException("cursor", cursor, "not a cursor this log gave: pass the nextCursor() of the"
+                    + " page before, or none for the first page");
+        }
     }
+
+    /** What {@link #sortKey} makes: the event's epoch milliseconds, {@code #}, its id. */
+    private static final Pattern CURSOR = Pattern.compile("-?\\d{14,}#.+", Pattern.DOTALL);
+
 
     /** Every event. */
     public static AuditQuery all() {

@@ -338,14 +338,8 @@ public final class Limit {
     public static Limit fixedWindow(String name, long allowance, Duration window, Instant origin) {
         Identifiers.limitName("limit name", name);
         Arguments.required("window", window);
-        Arguments.required("origin", origin);
-        long originMillis;
-        try {
-            originMillis = origin.toEpochMilli();
-        } catch (ArithmeticException e) {
-            throw new ValidationException("limit " + name + " window origin", origin, "an origin must be an instant"
-                    + " that epoch milliseconds can hold");
-        }
+        long originMillis = Arguments.epochMillis("limit " + name + " window origin",
+                Arguments.required("origin", origin));
         if (origin.getNano() % 1_000_000 != 0) {
             throw new ValidationException("limit " + name + " window origin", origin, "an origin is a whole number of"
                     + " milliseconds");

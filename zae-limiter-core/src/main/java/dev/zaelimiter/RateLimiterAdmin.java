@@ -428,8 +428,8 @@ public final class RateLimiterAdmin {
      */
     private static long[] range(UsageGranularity granularity, Instant from, Instant to) {
         Arguments.required("granularity", granularity);
-        long fromMillis = epochMillis("from", from);
-        long toMillis = epochMillis("to", to);
+        long fromMillis = Arguments.epochMillis("from", from);
+        long toMillis = Arguments.epochMillis("to", to);
         if (fromMillis >= toMillis) {
             throw new ValidationException("from", from, "a usage range starts before it ends (" + to + ")");
         }
@@ -446,15 +446,6 @@ public final class RateLimiterAdmin {
         }
         throw new ValidationException("to", to, "a usage read spans at most " + MAX_USAGE_PERIODS + " periods"
                 + (granularity == UsageGranularity.HOUR ? "; read days for long ranges" : ""));
-    }
-
-    private static long epochMillis(String field, Instant instant) {
-        try {
-            return Arguments.required(field, instant).toEpochMilli();
-        } catch (ArithmeticException e) {
-            throw new ValidationException(field, instant, "an instant that epoch milliseconds can hold (within"
-                    + " about 292 million years)");
-        }
     }
 
     private static Usage usage(BucketKey key, String limitName, long from, long to, UsageCounts counts) {

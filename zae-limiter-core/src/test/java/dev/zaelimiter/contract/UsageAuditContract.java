@@ -10,6 +10,7 @@ import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.RateLimiterAdmin;
 import dev.zaelimiter.Usage;
 import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.ValidationException;
@@ -17,6 +18,7 @@ import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.store.UsagePeriod;
 import dev.zaelimiter.store.UsageWrite;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -121,6 +123,51 @@ public abstract class UsageAuditContract extends StoreContractSupport {
                 .isInstanceOf(ValidationException.class).hasMessageContaining("from");
         assertThatThrownBy(() -> admin.topUsage("gpt-4", "tpm", UsageGranularity.DAY, START, DAY_AFTER, 0))
                 .isInstanceOf(ValidationException.class).hasMessageContaining("n");
+    }
+
+    @Test
+    void aReadCoversThePeriodsStartingInItsRangeUpToTheCap() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 1000)));
+        limiter.acquire("user-1", "api", consume("rpm", 1));
+        clock.advance(Duration.ofHours(1));
+        limiter.acquire("user-1", "api", consume("rpm", 2));
+        Instant halfPast = START.plus(Duration.ofMinutes(30));
+        Instant secondHour = START.plus(Duration.ofHours(1));
+
+        assertThat(admin.usage("user-1", UsageGranularity.HOUR, halfPast, DAY_AFTER))
+                .as("the hour that started at 00:00 is not in [00:30, ...)")
+                .extracting(Usage::from, Usage::consumed).containsExactly(tuple(secondHour, 2L));
+        assertThat(admin.usage("user-1", UsageGranularity.DAY, halfPast, DAY_AFTER)).isEmpty();
+        assertThat(admin.topUsage("api", "rpm", UsageGranularity.HOUR, halfPast, DAY_AFTER, 5))
+                .as("the window as given").extracting(Usage::from, Usage::to, Usage::consumed)
+                .containsExactly(tuple(halfPast, DAY_AFTER, 2L));
+
+        Instant cap = START.plus(Duration.ofHours(RateLimiterAdmin.MAX_USAGE_PERIODS));
+        assertThat(admin.usage("user-1", UsageGranularity.HOUR, START, cap)).hasSize(2);
+        assertThat(admin.usage("user-1", UsageGranularity.HOUR, halfPast, cap.plus(Duration.ofMinutes(30))))
+                .hasSize(1);
+        for (ThrowingCallable tooLong : List.<ThrowingCallable>of(
+                () -> admin.usage("user-1", UsageGranularity.HOUR, START, cap.plusMillis(1)),
+                () -> admin.topUsage("api", "rpm", UsageGranularity.HOUR, START, cap.plusMillis(1), 5),
+                () -> admin.usage("user-1", UsageGranularity.DAY, Instant.EPOCH, START))) {
+            assertThatThrownBy(tooLong).isInstanceOfSatisfying(ValidationException.class,
+                    e -> assertThat(e.field()).isEqualTo("to"));
+        }
+        assertThatThrownBy(() -> admin.usage("user-1", UsageGranularity.DAY, Instant.MIN, Instant.MAX))
+                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("from"));
+    }
+
+    @Test
+    void aCursorThisLogDidNotGiveIsAValidationError() {
+        admin.createEntity("user-1");
+        admin.createEntity("user-2");
+        AuditPage first = admin.audit(AuditQuery.all().pageSize(1));
+        assertThat(admin.audit(AuditQuery.all().pageSize(1).after(first.nextCursor())).events())
+                .extracting(AuditEvent::entityId).containsExactly("user-1");
+        for (String cursor : List.of("", "garbage", " ", "12#x", "000000000000001", "000000000000001#")) {
+            assertThatThrownBy(() -> admin.audit(AuditQuery.all().after(cursor)))
+                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("cursor"));
+        }
     }
 
     @Test
