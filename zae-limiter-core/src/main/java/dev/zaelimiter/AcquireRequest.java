@@ -26,6 +26,7 @@ public final class AcquireRequest {
     private final List<Target> also;
     private final Duration maxWait;
     private final int priority;
+    private final Unavailable onUnavailable;
 
     /**
      * Another budget spent by the same call, all or nothing with the first: its own entity, resource and amounts,
@@ -42,11 +43,11 @@ public final class AcquireRequest {
 
     private AcquireRequest(String entityId, String resource, Map<String, Long> consume, List<Limit> limits,
             List<Target> also) {
-        this(entityId, resource, consume, limits, also, Duration.ZERO, 0);
+        this(entityId, resource, consume, limits, also, Duration.ZERO, 0, null);
     }
 
     private AcquireRequest(String entityId, String resource, Map<String, Long> consume, List<Limit> limits,
-            List<Target> also, Duration maxWait, int priority) {
+            List<Target> also, Duration maxWait, int priority, Unavailable onUnavailable) {
         this.entityId = entityId;
         this.resource = resource;
         this.consume = consume;
@@ -54,6 +55,7 @@ public final class AcquireRequest {
         this.also = also;
         this.maxWait = maxWait;
         this.priority = priority;
+        this.onUnavailable = onUnavailable;
     }
 
     /**
@@ -72,12 +74,28 @@ public final class AcquireRequest {
             throw new ValidationException("maxWait", maxWait, "a wait is at most " + Long.MAX_VALUE
                     + " milliseconds");
         }
-        return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority);
+        return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority, onUnavailable);
     }
 
     /** This request with a priority among the waiters of this process on the same bucket: higher goes first. */
     public AcquireRequest priority(int priority) {
-        return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority);
+        return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority, onUnavailable);
+    }
+
+    /**
+     * This request, with its own answer to a store failure instead of the limiter's
+     * ({@link RateLimiter.Builder#onUnavailable}): a login fails closed with {@link Unavailable#BLOCK} while a read
+     * fails open with {@link Unavailable#ALLOW}. {@code null} falls back to the limiter's again. The lease
+     * ({@link Lease#onUnavailable()}) and the listener's {@link Decision} say which policy applied; the lease's
+     * later writes (adjustments, rollback, renewal) follow it too.
+     */
+    public AcquireRequest onUnavailable(Unavailable onUnavailable) {
+        return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority, onUnavailable);
+    }
+
+    /** The request's own unavailability policy, or {@code null} when the limiter's applies. */
+    public Unavailable onUnavailable() {
+        return onUnavailable;
     }
 
     /** How long the call may wait for capacity; zero (the default) fails at once. */
@@ -117,7 +135,7 @@ public final class AcquireRequest {
         List<Target> next = new ArrayList<>(also);
         next.add(new Target(entityId, resource, consume));
         return new AcquireRequest(this.entityId, this.resource, this.consume, limits, List.copyOf(next), maxWait,
-                priority);
+                priority, onUnavailable);
     }
 
     /** This request, also consuming {@code amount} tokens of {@code limitName} (replacing an earlier amount). */
@@ -125,19 +143,19 @@ public final class AcquireRequest {
         Map<String, Long> next = new LinkedHashMap<>(consume);
         next.put(Arguments.required("limitName", limitName), amount);
         return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also, maxWait,
-                priority);
+                priority, onUnavailable);
     }
 
     /** This request, consuming the given amounts in addition to those already set. */
     public AcquireRequest consume(Map<String, Long> amounts) {
         Arguments.required("consume", amounts);
         if (consume.isEmpty() && isImmutable(amounts)) {
-            return new AcquireRequest(entityId, resource, amounts, limits, also, maxWait, priority);
+            return new AcquireRequest(entityId, resource, amounts, limits, also, maxWait, priority, onUnavailable);
         }
         Map<String, Long> next = new LinkedHashMap<>(consume);
         next.putAll(amounts);
         return new AcquireRequest(entityId, resource, Collections.unmodifiableMap(next), limits, also, maxWait,
-                priority);
+                priority, onUnavailable);
     }
 
     private static final Class<?> IMMUTABLE_1 = Map.of("a", 1L).getClass();
@@ -154,7 +172,7 @@ public final class AcquireRequest {
     /** This request, checked against {@code limits} instead of the stored configuration of the entity. */
     public AcquireRequest limits(List<Limit> limits) {
         return new AcquireRequest(entityId, resource, consume, List.copyOf(Arguments.required("limits", limits)),
-                also, maxWait, priority);
+                also, maxWait, priority, onUnavailable);
     }
 
     public String entityId() {

@@ -11,9 +11,11 @@ import java.util.List;
  * @param outcome  what happened
  * @param statuses every limit checked (empty when the store was unavailable)
  * @param latency  how long the decision took, store included
+ * @param onUnavailable the unavailability policy of the call (the request's own, or the limiter's); what made a
+ *                      {@link Outcome#DEGRADED} outcome
  */
 public record Decision(String entityId, String resource, Outcome outcome, List<LimitStatus> statuses,
-        Duration latency) {
+        Duration latency, Unavailable onUnavailable) {
 
     public Decision {
         statuses = List.copyOf(statuses);

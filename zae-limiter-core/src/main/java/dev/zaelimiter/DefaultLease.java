@@ -207,6 +207,11 @@ final class DefaultLease implements Lease {
     }
 
     @Override
+    public Unavailable onUnavailable() {
+        return writes.policy().policy();
+    }
+
+    @Override
     public List<LimitStatus> statuses() {
         List<LimitStatus> built = statuses;
         if (built == null) {
@@ -262,6 +267,11 @@ final class DefaultLease implements Lease {
         @Override
         public boolean degraded() {
             return true;
+        }
+
+        @Override
+        public Unavailable onUnavailable() {
+            return Unavailable.ALLOW;
         }
 
         @Override

@@ -74,6 +74,13 @@ public non-sealed interface Lease extends Attempt, AutoCloseable {
      */
     boolean degraded();
 
+    /**
+     * The unavailability policy of this call: the request's own ({@link AcquireRequest#onUnavailable}) or the
+     * limiter's. {@link Unavailable#ALLOW} for a {@linkplain #degraded() degraded} lease; the lease's own writes
+     * follow it when the store fails.
+     */
+    Unavailable onUnavailable();
+
     /** The status of every limit at admission, the entity's first, then its parent's when the call cascaded. */
     @Override
     List<LimitStatus> statuses();

@@ -15,6 +15,11 @@ import java.util.List;
 record LeaseWrites(LimiterStore store, Clock clock, CircuitBreaker breaker, UnavailablePolicy policy,
         WaitQueues waiting, UsageRecorder usage) {
 
+    /** These writes, under {@code policy} instead (a call's own). */
+    LeaseWrites with(UnavailablePolicy policy) {
+        return new LeaseWrites(store, clock, breaker, policy, waiting, usage);
+    }
+
     void apply(List<BucketDebit> changes) {
         long now = clock.millis();
         breaker.call(() -> {

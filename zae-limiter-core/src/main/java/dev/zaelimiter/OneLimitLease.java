@@ -150,6 +150,11 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explan
     }
 
     @Override
+    public Unavailable onUnavailable() {
+        return writes.policy().policy();
+    }
+
+    @Override
     public boolean degraded() {
         return false;
     }

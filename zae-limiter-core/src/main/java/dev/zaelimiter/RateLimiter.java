@@ -73,7 +73,7 @@ public final class RateLimiter implements AutoCloseable {
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
         this.clock = builder.clock;
-        this.unavailable = new UnavailablePolicy(builder.onUnavailable);
+        this.unavailable = UnavailablePolicy.of(builder.onUnavailable);
         this.listener = builder.listener;
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         UsageStore history = builder.usageHistory ? capability("usage history", store::usage) : null;
@@ -191,6 +191,8 @@ public final class RateLimiter implements AutoCloseable {
     private Attempt attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
             boolean raise) {
         AcquireRequest request = given;
+        LeaseWrites writes = given == null || given.onUnavailable() == null ? leaseWrites
+                : leaseWrites.with(UnavailablePolicy.of(given.onUnavailable()));
         long started = listener == null ? 0 : System.nanoTime();
         RequestPlanner.Plan plan = null;
         AcquireResult result = null;
@@ -206,7 +208,7 @@ public final class RateLimiter implements AutoCloseable {
                         : RequestPlanner.oneLimit(lone, entityId, resource, consume, now);
                 if (inPlace != null) {
                     BucketKey key = new BucketKey(entityId, resource);
-                    one = new OneLimitLease(leaseWrites, lone, key, inPlace, now);
+                    one = new OneLimitLease(writes, lone, key, inPlace, now);
                     admitted = local.takeOne(key, lone.bucketLimits(), inPlace.firstMilli(), lone.bypass(), now,
                             usage != null, one);
                 } else {
@@ -227,32 +229,35 @@ public final class RateLimiter implements AutoCloseable {
             }
             breaker.succeeded(probe);
         } catch (ResourcePausedException e) {
-            notify(entityId, resource, Decision.Outcome.REJECTED, List.of(), started);
+            notify(entityId, resource, Decision.Outcome.REJECTED, List.of(), writes, started);
             throw e;
         } catch (StoreUnavailableException e) {
-            Lease lease = unavailable.admit(e, request != null ? request
-                    : AcquireRequest.of(entityId, resource, consume));
-            notify(entityId, resource, Decision.Outcome.DEGRADED, List.of(), started);
+            request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
+            Lease lease = writes.policy().admit(e, request);
+            if (usage != null) {
+                usage.degraded(request, now);
+            }
+            notify(entityId, resource, Decision.Outcome.DEGRADED, List.of(), writes, started);
             return lease;
         }
         if (one != null) {
-            return decidedInPlace(entityId, resource, one, admitted, started, raise);
+            return decidedInPlace(entityId, resource, one, admitted, writes, started, raise);
         }
         if (!admitted) {
             List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
             if (usage != null) {
                 usage.refused(statuses, now);
             }
-            notify(entityId, resource, Decision.Outcome.REJECTED, statuses, started);
+            notify(entityId, resource, Decision.Outcome.REJECTED, statuses, writes, started);
             return Refusal.of(new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false));
         }
-        DefaultLease lease = new DefaultLease(leaseWrites, plan, result.buckets());
+        DefaultLease lease = new DefaultLease(writes, plan, result.buckets());
         if (usage != null) {
             usage.admitted(plan.debits(), lease::statuses, now);
         }
         if (listener != null) {
             notify(entityId, resource, plan.primaryBypassed() ? Decision.Outcome.BYPASSED
-                    : Decision.Outcome.ADMITTED, lease.statuses(), started);
+                    : Decision.Outcome.ADMITTED, lease.statuses(), writes, started);
         }
         if (!plan.undebited().isEmpty()) {
             plan.undebited().forEach(undebitedParents::report);
@@ -265,17 +270,17 @@ public final class RateLimiter implements AutoCloseable {
      * the refusal.
      */
     private Attempt decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted,
-            long started, boolean raise) {
+            LeaseWrites writes, long started, boolean raise) {
         if (admitted) {
             if (listener != null) {
                 notify(entityId, resource, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
-                        one.statuses(), started);
+                        one.statuses(), writes, started);
             }
             return one;
         }
         Refusal refusal = raise ? Refusal.of(one.explain()) : Refusal.explainedBy(one);
         notify(entityId, resource, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(),
-                started);
+                writes, started);
         return refusal;
     }
 
@@ -302,11 +307,11 @@ public final class RateLimiter implements AutoCloseable {
     }
 
     private void notify(String entityId, String resource, Decision.Outcome outcome, List<LimitStatus> statuses,
-            long started) {
+            LeaseWrites writes, long started) {
         if (listener != null) {
             try {
                 listener.onDecision(new Decision(entityId, resource, outcome, statuses,
-                        Duration.ofNanos(System.nanoTime() - started)));
+                        Duration.ofNanos(System.nanoTime() - started), writes.policy().policy()));
             } catch (RuntimeException e) {
                 log.warn("rate limiter listener failed", e);
             }
@@ -367,7 +372,8 @@ public final class RateLimiter implements AutoCloseable {
         } catch (ResourcePausedException e) {
             return new Availability(false, false, e.retryAfter(), e.statuses());
         } catch (StoreUnavailableException e) {
-            return unavailable.availability(e, request);
+            return (request.onUnavailable() == null ? unavailable : UnavailablePolicy.of(request.onUnavailable()))
+                    .availability(e, request);
         }
     }
 
@@ -497,17 +503,25 @@ public final class RateLimiter implements AutoCloseable {
 
     /** Ends a pause of {@code resource} early. */
     public void resume(String resource) {
-        ConfigScope scope = ConfigScope.resource(Identifiers.resource("resource", resource));
-        store.putPause(scope, null);
-        audit.record("resume", scope, null, null);
+        resume(ConfigScope.resource(Identifiers.resource("resource", resource)));
     }
 
     /** Ends a pause of {@code entityId} on {@code resource} early. */
     public void resume(String entityId, String resource) {
-        ConfigScope scope = ConfigScope.entity(Identifiers.entityId("entityId", entityId),
-                Identifiers.resource("resource", resource));
+        resume(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
+                Identifiers.resource("resource", resource)));
+    }
+
+    /** Ends the pause of {@code scope}; its audit event keeps the pause it ended as its {@code before}. */
+    private void resume(ConfigScope scope) {
+        String before = admin.before(scope, level -> level.pausedUntil() == null ? null
+                : pausedUntil(Instant.ofEpochMilli(level.pausedUntil())));
         store.putPause(scope, null);
-        audit.record("resume", scope, null, null);
+        audit.record("resume", scope, before, null);
+    }
+
+    private static String pausedUntil(Instant until) {
+        return "paused until " + until;
     }
 
     private Instant pauseUntil(ConfigScope scope, Duration duration) {
@@ -527,7 +541,7 @@ public final class RateLimiter implements AutoCloseable {
                     + " milliseconds can hold (within about 292 million years)");
         }
         store.putPause(scope, until.toEpochMilli());
-        audit.record("pause", scope, null, "paused until " + until);
+        audit.record("pause", scope, null, pausedUntil(until));
         return until;
     }
 

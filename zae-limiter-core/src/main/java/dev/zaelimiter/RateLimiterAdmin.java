@@ -116,9 +116,11 @@ public final class RateLimiterAdmin {
                 throw new ValidationException("entityId", entityId, "the entity still has children "
                         + children.stream().map(Entity::id).toList() + "; move them with setParent first");
             }
-            Entity before = store.getEntity(entityId).orElse(null);
+            String before = describe(store.getEntity(entityId).orElse(null));
+            String defaults = before(ConfigScope.entity(entityId, DEFAULT_RESOURCE), RateLimiterAdmin::describe);
             store.deleteEntity(entityId);
-            audit.record("delete-entity", entityId, null, describe(before), null);
+            audit.record("delete-entity", entityId, null, defaults == null ? before
+                    : before + ", " + DEFAULT_RESOURCE + " " + defaults, null);
         }
     }
 
@@ -320,7 +322,7 @@ public final class RateLimiterAdmin {
     }
 
     /** What a level sets before a change, for the audit log; a level the store cannot read is being repaired. */
-    private String before(ConfigScope scope, java.util.function.Function<LevelConfig, String> field) {
+    String before(ConfigScope scope, java.util.function.Function<LevelConfig, String> field) {
         if (audit.store() == null) {
             return null;
         }
@@ -333,6 +335,21 @@ public final class RateLimiterAdmin {
 
     private static String describe(List<Limit> limits) {
         return limits == null ? null : limits.toString();
+    }
+
+    /** What a level sets, in words; {@code null} when it sets nothing. */
+    private static String describe(LevelConfig level) {
+        List<String> set = new ArrayList<>();
+        if (level.limits() != null) {
+            set.add("limits " + level.limits());
+        }
+        if (level.disabled() != null) {
+            set.add("disabled " + level.disabled());
+        }
+        if (level.cascade() != null) {
+            set.add("cascade " + level.cascade());
+        }
+        return set.isEmpty() ? null : String.join(", ", set);
     }
 
     private static String describe(Entity entity) {
@@ -451,7 +468,7 @@ public final class RateLimiterAdmin {
     private static Usage usage(BucketKey key, String limitName, long from, long to, UsageCounts counts) {
         return new Usage(key.entityId(), key.resource(), limitName, Instant.ofEpochMilli(from),
                 Instant.ofEpochMilli(to), counts.consumedMilli() / Limits.MILLI, counts.admitted(), counts.refused(),
-                counts.overdrawn(), counts.bypassedMilli() / Limits.MILLI);
+                counts.overdrawn(), counts.bypassedMilli() / Limits.MILLI, counts.degradedMilli() / Limits.MILLI);
     }
 
     // ---- audit log

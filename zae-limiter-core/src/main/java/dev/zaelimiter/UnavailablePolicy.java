@@ -16,10 +16,17 @@ final class UnavailablePolicy {
 
     private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
 
+    private static final UnavailablePolicy BLOCK = new UnavailablePolicy(Unavailable.BLOCK);
+    private static final UnavailablePolicy ALLOW = new UnavailablePolicy(Unavailable.ALLOW);
+
     private final Unavailable policy;
 
-    UnavailablePolicy(Unavailable policy) {
+    private UnavailablePolicy(Unavailable policy) {
         this.policy = policy;
+    }
+
+    static UnavailablePolicy of(Unavailable policy) {
+        return policy == Unavailable.ALLOW ? ALLOW : BLOCK;
     }
 
     Unavailable policy() {

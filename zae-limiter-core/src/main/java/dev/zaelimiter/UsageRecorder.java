@@ -1,5 +1,7 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.LocalBuckets;
@@ -152,6 +154,8 @@ final class UsageRecorder implements AutoCloseable {
                 AtomicLongFieldUpdater.newUpdater(Counters.class, "overdrawn");
         private static final AtomicLongFieldUpdater<Counters> BYPASSED =
                 AtomicLongFieldUpdater.newUpdater(Counters.class, "bypassedMilli");
+        private static final AtomicLongFieldUpdater<Counters> DEGRADED =
+                AtomicLongFieldUpdater.newUpdater(Counters.class, "degradedMilli");
 
         final String limitName;
         private volatile long consumedMilli;
@@ -159,6 +163,7 @@ final class UsageRecorder implements AutoCloseable {
         private volatile long refused;
         private volatile long overdrawn;
         private volatile long bypassedMilli;
+        private volatile long degradedMilli;
 
         Counters(String limitName) {
             this.limitName = limitName;
@@ -181,9 +186,14 @@ final class UsageRecorder implements AutoCloseable {
             (countOnly ? BYPASSED : CONSUMED).addAndGet(this, milli);
         }
 
+        void degraded(long milli) {
+            DEGRADED.addAndGet(this, milli);
+        }
+
         UsageCounts drain() {
             return new UsageCounts(CONSUMED.getAndSet(this, 0), ADMITTED.getAndSet(this, 0),
-                    REFUSED.getAndSet(this, 0), OVERDRAWN.getAndSet(this, 0), BYPASSED.getAndSet(this, 0));
+                    REFUSED.getAndSet(this, 0), OVERDRAWN.getAndSet(this, 0), BYPASSED.getAndSet(this, 0),
+                    DEGRADED.getAndSet(this, 0));
         }
     }
 
@@ -234,6 +244,37 @@ final class UsageRecorder implements AutoCloseable {
             } finally {
                 slot.exit();
             }
+        }
+    }
+
+    /**
+     * A call admitted without the store, which was unavailable: each target's amounts, counted as admitted and
+     * degraded. A target whose ids, limit names or amounts are invalid is not counted (the store never checked them).
+     */
+    void degraded(AcquireRequest request, long now) {
+        degraded(request.entityId(), request.resource(), request.consume(), now);
+        for (AcquireRequest.Target target : request.also()) {
+            degraded(target.entityId(), target.resource(), target.consume(), now);
+        }
+    }
+
+    private void degraded(String entityId, String resource, Map<String, Long> amounts, long now) {
+        BucketKey key;
+        try {
+            key = new BucketKey(Identifiers.entityId("entityId", entityId), Identifiers.resource("resource", resource));
+            RequestPlanner.validateAmounts(amounts);
+        } catch (ValidationException e) {
+            return;
+        }
+        SlotCounters slot = enter(key, now);
+        try {
+            amounts.forEach((name, amount) -> {
+                Counters counters = counters(slot, name);
+                counters.admitted();
+                counters.degraded(amount * Limits.MILLI);
+            });
+        } finally {
+            slot.exit();
         }
     }
 

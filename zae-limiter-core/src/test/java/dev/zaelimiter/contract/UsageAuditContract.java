@@ -171,6 +171,44 @@ public abstract class UsageAuditContract extends StoreContractSupport {
     }
 
     @Test
+    void degradedTokensAreKeptApartFromConsumedOnes() {
+        UsagePeriod period = new UsagePeriod(new BucketKey("user-1", "api"), UsageGranularity.HOUR,
+                START.toEpochMilli(), Map.of("rpm", new UsageCounts(1000, 3, 0, 0, 0, 5000)));
+        assertThat(store.usage().add(new UsageWrite(period, "writer-a", 1))).isTrue();
+        assertThat(store.usage().add(new UsageWrite(period, "writer-b", 1))).isTrue();
+
+        assertThat(admin.usage("user-1", "api", "rpm", UsageGranularity.HOUR, START, DAY_AFTER))
+                .extracting(Usage::consumed, Usage::admitted, Usage::degraded).containsExactly(tuple(2L, 6L, 10L));
+        assertThat(admin.usage("user-1", UsageGranularity.HOUR, START, DAY_AFTER).get(0).toMap())
+                .containsEntry("degraded", 10L);
+    }
+
+    @Test
+    void resumeKeepsThePauseItEndedAndDeleteEntityTheDefaultsItDeleted() {
+        Instant until = limiter.pause("gpt-4", Duration.ofMinutes(5));
+        limiter.resume("gpt-4");
+        Instant entityUntil = limiter.pause("user-1", "gpt-4", Duration.ofMinutes(1));
+        limiter.resume("user-1", "gpt-4");
+        limiter.resume("user-1", "gpt-4");
+        admin.createEntity("user-1");
+        admin.setLimits("user-1", "_default_", List.of(Limit.perMinute("rpm", 7)));
+        admin.deleteEntity("user-1");
+
+        List<AuditEvent> events = admin.audit(AuditQuery.all()).events();
+        assertThat(events).filteredOn(e -> e.action().equals("resume")).extracting(AuditEvent::entityId,
+                AuditEvent::before, AuditEvent::after).containsExactly(
+                tuple("user-1", null, null),
+                tuple("user-1", "paused until " + entityUntil, null),
+                tuple(null, "paused until " + until, null));
+        assertThat(events.get(0)).satisfies(e -> {
+            assertThat(e.action()).isEqualTo("delete-entity");
+            assertThat(e.before()).contains("user-1").contains("_default_")
+                    .contains(Limit.perMinute("rpm", 7).toString());
+        });
+        assertThat(admin.getLimits("user-1", "_default_")).isEmpty();
+    }
+
+    @Test
     void anUpstreamPauseIsAttributedToUpstreamNotToTheSignedInUser() {
         RateLimiter alice = RateLimiter.builder().store(store).clock(clock).actor(() -> "alice").build();
         alice.pause("openai", Duration.ofMinutes(1));

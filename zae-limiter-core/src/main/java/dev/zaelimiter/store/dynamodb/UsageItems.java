@@ -34,7 +34,7 @@ import java.util.Map;
  * </pre>
  * Attributes: {@code ent}, {@code res}, {@code g} (H or D), {@code ps} (period start, ms), per limit
  * {@code uc_} consumed (milli-tokens), {@code ua_} admitted, {@code ur_} refused, {@code uo_} overdrawn,
- * {@code ub_} bypassed (milli-tokens), per writer {@code uw_{writer}} the last sequence applied, and {@code ttl}.
+ * {@code ub_} bypassed and {@code ud_} degraded (milli-tokens), per writer {@code uw_{writer}} the last sequence applied, and {@code ttl}.
  * A write is one conditional {@code UpdateItem} that adds the counts only if the writer's recorded sequence is lower.
  * A resource's period is one partition (what a top-N query reads); an entity's periods are found through GSI1.
  */
@@ -45,8 +45,8 @@ final class UsageItems implements UsageStore {
 
     private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH").withZone(ZoneOffset.UTC);
     private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(ZoneOffset.UTC);
-    private static final Map<String, String> PREFIXES = Map.of("uc_", "consumed", "ua_", "admitted", "ur_", "refused",
-            "uo_", "overdrawn", "ub_", "bypassed");
+    /** The attribute prefix of each count, in the order of {@link UsageCounts}' components. */
+    private static final List<String> ORDER = List.of("uc_", "ua_", "ur_", "uo_", "ub_", "ud_");
 
     private final DeadlineDynamoDbClient client;
     private final String table;
@@ -75,11 +75,11 @@ final class UsageItems implements UsageStore {
         int i = 0;
         for (Map.Entry<String, UsageCounts> limit : period.limits().entrySet()) {
             UsageCounts c = limit.getValue();
-            long[] counts = {c.consumedMilli(), c.admitted(), c.refused(), c.overdrawn(), c.bypassedMilli()};
-            String[] prefixes = {"uc_", "ua_", "ur_", "uo_", "ub_"};
+            long[] counts = {c.consumedMilli(), c.admitted(), c.refused(), c.overdrawn(), c.bypassedMilli(),
+                c.degradedMilli()};
             for (int k = 0; k < counts.length; k++) {
                 if (counts[k] != 0) {
-                    names.put("#n" + i, prefixes[k] + limit.getKey());
+                    names.put("#n" + i, ORDER.get(k) + limit.getKey());
                     values.put(":n" + i, ItemCodec.number(counts[k]));
                     adds.add("#n" + i + " :n" + i);
                     i++;
@@ -192,14 +192,14 @@ final class UsageItems implements UsageStore {
         try {
             Map<String, long[]> limits = new HashMap<>();
             item.forEach((name, value) -> {
-                if (name.length() > 3 && PREFIXES.containsKey(name.substring(0, 3))) {
-                    long[] counts = limits.computeIfAbsent(name.substring(3), n -> new long[5]);
-                    counts[List.of("uc_", "ua_", "ur_", "uo_", "ub_").indexOf(name.substring(0, 3))] =
+                if (name.length() > 3 && ORDER.contains(name.substring(0, 3))) {
+                    long[] counts = limits.computeIfAbsent(name.substring(3), n -> new long[ORDER.size()]);
+                    counts[ORDER.indexOf(name.substring(0, 3))] =
                             ItemCodec.longOf(value);
                 }
             });
             Map<String, UsageCounts> counts = new HashMap<>();
-            limits.forEach((name, c) -> counts.put(name, new UsageCounts(c[0], c[1], c[2], c[3], c[4])));
+            limits.forEach((name, c) -> counts.put(name, new UsageCounts(c[0], c[1], c[2], c[3], c[4], c[5])));
             return new UsagePeriod(new BucketKey(item.get("ent").s(), item.get("res").s()),
                     "H".equals(item.get("g").s()) ? UsageGranularity.HOUR : UsageGranularity.DAY,
                     ItemCodec.longOf(item.get("ps")), counts);
