@@ -20,6 +20,8 @@ import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.UnknownLimitException;
 import dev.zaelimiter.UnsatisfiableRequestException;
+import dev.zaelimiter.Usage;
+import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.testing.MutableClock;
@@ -31,12 +33,14 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * Every Java example of the user guide in {@code docs/}. The code between {@code // tag::NAME[]} and
@@ -190,6 +194,34 @@ class DocsExamplesTest {
             assertThatThrownBy(() -> lenient.acquire("user 1", "gpt-4", Map.of("rpm", 1L)))
                     .isInstanceOf(ValidationException.class);                 // bad input still fails
             // end::unavailable[]
+        }
+
+        @Test
+        void policyPerCall() {
+            SwitchableStore store = new SwitchableStore();
+            MutableClock clock = MutableClock.start();
+            // tag::policyPerCall[]
+            RateLimiter limiter = RateLimiter.builder().store(store).clock(clock)
+                    .onUnavailable(Unavailable.ALLOW)              // reads fail open
+                    .build();
+            limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 100)));
+            AcquireRequest login = AcquireRequest.of("user-1", "api").consume("rpm", 1)
+                    .onUnavailable(Unavailable.BLOCK);             // a login fails closed
+            AcquireRequest read = AcquireRequest.of("user-1", "api").consume("rpm", 1);
+
+            store.down();
+            assertThatThrownBy(() -> limiter.acquire(login)).isInstanceOf(StoreUnavailableException.class);
+            try (Lease lease = limiter.acquire(read)) {
+                assertThat(lease.degraded()).isTrue();
+                assertThat(lease.onUnavailable()).isEqualTo(Unavailable.ALLOW);
+            }
+
+            store.up();
+            Instant hour = UsageGranularity.HOUR.periodStart(clock.instant());
+            assertThat(limiter.admin().usage("user-1", UsageGranularity.HOUR, hour, hour.plus(Duration.ofHours(1))))
+                    .extracting(Usage::admitted, Usage::consumed, Usage::degraded)
+                    .containsExactly(tuple(1L, 0L, 1L));           // counted, marked degraded, never debited
+            // end::policyPerCall[]
         }
 
         @Test

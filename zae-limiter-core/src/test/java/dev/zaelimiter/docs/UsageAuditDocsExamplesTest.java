@@ -6,17 +6,22 @@ import dev.zaelimiter.AuditQuery;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.RateLimiterAdmin;
 import dev.zaelimiter.Usage;
 import dev.zaelimiter.UsageGranularity;
+import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 /** The examples of {@code docs/usage-and-audit.md}. */
@@ -60,6 +65,29 @@ class UsageAuditDocsExamplesTest {
     }
 
     @Test
+    void usageWindow() {
+        // tag::usageWindow[]
+        Clock at1410 = Clock.fixed(Instant.parse("2026-03-02T14:10:00Z"), ZoneOffset.UTC);
+        RateLimiter limiter = RateLimiter.builder().store(store).clock(at1410).build();
+        limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("tpm", 100_000)));
+        limiter.acquire("tenant-7", "gpt-4", Map.of("tpm", 500L)).close();      // counted in the 14:00 hour
+
+        Instant halfPast = Instant.parse("2026-03-02T14:30:00Z");
+        Instant evening = Instant.parse("2026-03-02T20:00:00Z");
+        assertThat(limiter.admin().usage("tenant-7", UsageGranularity.HOUR, halfPast, evening))
+                .isEmpty();                                    // the 14:00 hour starts before 14:30
+        assertThat(limiter.admin().topUsage("gpt-4", "tpm", UsageGranularity.HOUR,
+                        Instant.parse("2026-03-02T13:45:00Z"), evening, 10))
+                .extracting(Usage::entityId, Usage::consumed, Usage::from, Usage::to)
+                .containsExactly(tuple("tenant-7", 500L, Instant.parse("2026-03-02T13:45:00Z"), evening));
+        assertThatThrownBy(() -> limiter.admin().usage("tenant-7", UsageGranularity.HOUR, halfPast,
+                halfPast.plus(Duration.ofDays(401))))
+                .isInstanceOf(ValidationException.class)       // over 9,600 periods: read days instead
+                .hasMessageContaining("at most " + RateLimiterAdmin.MAX_USAGE_PERIODS + " periods");
+        // end::usageWindow[]
+    }
+
+    @Test
     void auditLog() {
         // tag::auditLog[]
         RateLimiter limiter = RateLimiter.builder()
@@ -82,6 +110,9 @@ class UsageAuditDocsExamplesTest {
         assertThat(limiter.admin().audit(AuditQuery.entity("tenant-7")).events())
                 .extracting(AuditEvent::actor, AuditEvent::action)
                 .containsExactly(tuple("nightly-job", "reset-bucket"));
+        assertThatThrownBy(() -> limiter.admin().audit(AuditQuery.all().after("page-2")))
+                .isInstanceOf(ValidationException.class)       // a cursor the log did not give
+                .hasMessageContaining("cursor");
         // end::auditLog[]
     }
 }
