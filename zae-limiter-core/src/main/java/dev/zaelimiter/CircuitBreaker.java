@@ -13,14 +13,17 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
- * Stops a {@link RateLimiter} from calling a store that keeps failing. After {@link #failureThreshold()} store calls
- * in a row fail with {@link StoreUnavailableException}, the circuit opens: for {@link #coolDown()} every decision
- * applies the limiter's {@link Unavailable} policy at once, without calling the store. Then one call is let through
- * as a probe (half-open): when the store answers it, the circuit closes; when it fails, the circuit opens for another
- * cool-down. A call is one decision (its configuration read and its bucket write together) or one lease write. Any
- * answer of the store counts as success, a rate-limit rejection included; only {@code StoreUnavailableException}
- * counts as failure, and a {@link ValidationException} (raised before the store is asked) counts as neither. Time
- * comes from the limiter's clock.
+ * Stops a {@link RateLimiter} from calling a store that keeps failing. The circuit opens when the store has been
+ * failing for a while, not at a burst of failures: from a failure on, the breaker watches the calls of one
+ * {@link #coolDown()}; when that time is over and at least {@link #failureThreshold()} of them failed with
+ * {@link StoreUnavailableException}, making at least half of them, the circuit opens. Then for a cool-down every
+ * decision applies the limiter's {@link Unavailable} policy at once, without calling the store, and one call is let
+ * through as a probe (half-open): when the store answers it, the circuit closes; when it fails, the circuit opens
+ * for another cool-down. A few slow answers that miss their deadline among answers that arrive (a cold start, a
+ * loaded moment) therefore leave the circuit closed. A call is one decision (its configuration read and its bucket
+ * write together) or one lease write. Any answer of the store counts as success, a rate-limit rejection included;
+ * only {@code StoreUnavailableException} counts as failure, and a {@link ValidationException} (raised before the
+ * store is asked) counts as neither. Time comes from the limiter's clock.
  *
  * <p>Every state change is logged. Thread-safe; a closed circuit costs one volatile read per store call.
  *
@@ -35,7 +38,7 @@ public final class CircuitBreaker {
 
     private static final Logger log = LoggerFactory.getLogger(CircuitBreaker.class);
 
-    /** Consecutive store failures that open the circuit when not configured otherwise. */
+    /** Store failures within one cool-down that open the circuit when not configured otherwise. */
     public static final int DEFAULT_FAILURE_THRESHOLD = 5;
 
     /** How long an open circuit stays open before a probe, when not configured otherwise. */
@@ -43,7 +46,7 @@ public final class CircuitBreaker {
 
     /** Where the circuit is. */
     public enum State {
-        /** Store calls go ahead; consecutive failures are counted. */
+        /** Store calls go ahead; from a failure on, failures and answers are counted for one cool-down. */
         CLOSED,
         /** Store calls are not made: decisions apply the unavailability policy at once, until the cool-down ends. */
         OPEN,
@@ -60,6 +63,10 @@ public final class CircuitBreaker {
 
     private volatile State state = State.CLOSED;
     private volatile int failures;
+    private volatile boolean watching;
+    private long watchStartedAt;
+    private int watchedCalls;
+    private int watchedFailures;
     private long openedAt;
     private boolean probing;
     private long probeStartedAt;
@@ -193,8 +200,8 @@ public final class CircuitBreaker {
                 break;
         }
         skipped.increment();
-        throw new OpenException("store circuit breaker is " + state + " after " + failureThreshold
-                + " consecutive store failures; the store is not called until "
+        throw new OpenException("store circuit breaker is " + state + " after the store kept failing; the store is"
+                + " not called until "
                 + Instant.ofEpochMilli((state == State.OPEN ? openedAt : probeStartedAt) + coolDownMillis));
     }
 
@@ -206,7 +213,7 @@ public final class CircuitBreaker {
     }
 
     void succeeded(boolean probe) {
-        if (probe || failures != 0 || state != State.CLOSED) {
+        if (probe || failures != 0 || watching || state != State.CLOSED) {
             synchronized (this) {
                 if (probe && state == State.HALF_OPEN) {
                     state = State.CLOSED;
@@ -215,6 +222,10 @@ public final class CircuitBreaker {
                 }
                 if (state == State.CLOSED) {
                     failures = 0;
+                    if (watching) {
+                        watchedCalls++;
+                        judge(clock.millis(), false);
+                    }
                 }
             }
         }
@@ -229,15 +240,48 @@ public final class CircuitBreaker {
                 open("the probe failed");
             } else if (state == State.CLOSED) {
                 failures = failures + 1;
-                if (failures >= failureThreshold) {
-                    open(failures + " consecutive store calls failed");
+                long now = clock.millis();
+                if (watching) {
+                    watchedCalls++;
+                    watchedFailures++;
+                    judge(now, true);
+                } else {
+                    watch(now);
                 }
             }
         }
     }
 
+    /** Starts watching the calls of one cool-down at a failure. */
+    private void watch(long now) {
+        watching = true;
+        watchStartedAt = now;
+        watchedCalls = 1;
+        watchedFailures = 1;
+    }
+
+    /** Once a cool-down of watching is over: opens the circuit if the store kept failing, else stops watching. */
+    private void judge(long now, boolean failed) {
+        if (now < watchStartedAt) {
+            watch(now);                                                   // the clock stepped back: start again
+            return;
+        }
+        if (now - watchStartedAt < coolDownMillis) {
+            return;
+        }
+        if (watchedFailures >= failureThreshold && 2L * watchedFailures >= watchedCalls) {
+            open(watchedFailures + " of " + watchedCalls + " store calls failed in " + (now - watchStartedAt)
+                    + " ms");
+        } else if (failed) {
+            watch(now);
+        } else {
+            watching = false;
+        }
+    }
+
     private void open(String why) {
         state = State.OPEN;
+        watching = false;
         probing = false;
         openedAt = clock.millis();
         log.warn("store circuit breaker open: {}; decisions apply the unavailability policy without calling the"
@@ -254,7 +298,7 @@ public final class CircuitBreaker {
 
     @Override
     public String toString() {
-        return enabled ? "CircuitBreaker[" + state + ", " + failures + "/" + failureThreshold + " failures, cool-down "
-                + coolDownMillis + " ms]" : "CircuitBreaker[disabled]";
+        return enabled ? "CircuitBreaker[" + state + ", " + failures + " failures in a row, threshold "
+                + failureThreshold + ", cool-down " + coolDownMillis + " ms]" : "CircuitBreaker[disabled]";
     }
 }

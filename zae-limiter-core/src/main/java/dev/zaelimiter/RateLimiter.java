@@ -638,9 +638,10 @@ public final class RateLimiter implements AutoCloseable {
         }
 
         /**
-         * The {@link CircuitBreaker} around store calls: after {@code failureThreshold} store failures in a row,
-         * decisions apply the {@linkplain #onUnavailable unavailability policy} without calling the store for
-         * {@code coolDown} (on the limiter's clock), then one call probes the store. On by default, with
+         * The {@link CircuitBreaker} around store calls: when the store kept failing for a whole {@code coolDown}
+         * (at least {@code failureThreshold} failed calls, and at least half of the calls), decisions apply the
+         * {@linkplain #onUnavailable unavailability policy} without calling the store for {@code coolDown} (on the
+         * limiter's clock), then one call probes the store. On by default, with
          * {@value CircuitBreaker#DEFAULT_FAILURE_THRESHOLD} failures and a 2 s cool-down.
          *
          * @throws ValidationException when {@code failureThreshold} is below 1 or {@code coolDown} under 1 ms

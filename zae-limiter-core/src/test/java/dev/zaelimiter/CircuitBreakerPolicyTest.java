@@ -36,7 +36,10 @@ class CircuitBreakerPolicyTest {
 
     private void breakAndOpen(RateLimiter limiter) {
         store.down();
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
+            if (i == 3) {
+                clock.advance(Duration.ofSeconds(10));          // the store kept failing for a whole cool-down
+            }
             try {
                 limiter.acquire("user-1", "api", Map.of("rpm", 1L));
             } catch (StoreUnavailableException expected) {

@@ -32,9 +32,12 @@ class CircuitBreakerTest {
         })).isInstanceOf(StoreUnavailableException.class).hasMessage("down");
     }
 
+    /** Three failures, and a fourth a cool-down later: the store kept failing for a whole cool-down. */
     private void open() {
         fail();
         fail();
+        fail();
+        clock.advance(Duration.ofSeconds(2));
         fail();
         assertThat(breaker.state()).isEqualTo(State.OPEN);
         storeCalls.set(0);
@@ -64,7 +67,7 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void theThresholdOfFailuresInARowOpensTheCircuitForTheCoolDown() {
+    void failuresForAWholeCoolDownOpenTheCircuitForTheCoolDown() {
         open();
         assertThat(breaker.retryAt()).contains(clock.instant().plusSeconds(2));
         skipped();
@@ -133,6 +136,7 @@ class CircuitBreakerTest {
         fail();
         invalid.run();
         assertThat(breaker.consecutiveFailures()).isEqualTo(2);
+        clock.advance(Duration.ofSeconds(2));
         fail();
         assertThat(breaker.state()).isEqualTo(State.OPEN);
 
@@ -168,12 +172,72 @@ class CircuitBreakerTest {
     void lateAnswersOfCallsMadeBeforeTheCircuitOpenedChangeNothing() {
         fail();
         fail();
+        clock.advance(Duration.ofSeconds(2));
         breaker.call(() -> {
             fail();                                            // the third failure opens the circuit meanwhile
             return "answered late";
         });
         assertThat(breaker.state()).isEqualTo(State.OPEN);
         assertThat(breaker.consecutiveFailures()).isEqualTo(3);
+    }
+
+    @Test
+    void aBurstOfFailuresAmongAnswersLeavesTheCircuitClosed() {
+        for (int i = 0; i < 8; i++) {
+            fail();                                            // a cold start: the first requests miss the deadline
+        }
+        for (int i = 0; i < 10; i++) {
+            clock.advance(Duration.ofMillis(200));
+            assertThat(answer()).isEqualTo("ok");
+        }
+        fail();
+        assertThat(breaker.state()).as("9 of 19 calls failed in the cool-down").isEqualTo(State.CLOSED);
+        clock.advance(Duration.ofMillis(1999));
+        fail();
+        fail();
+        assertThat(breaker.state()).as("a new watch started at the last failure").isEqualTo(State.CLOSED);
+        clock.advance(Duration.ofMillis(1));
+        fail();
+        assertThat(breaker.state()).as("4 of 4 failed over a cool-down").isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void failuresOpenTheCircuitOnlyOnceTheyLastedACoolDown() {
+        for (int i = 0; i < 100; i++) {
+            fail();
+        }
+        clock.advance(Duration.ofMillis(1999));
+        fail();
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        clock.advance(Duration.ofMillis(1));
+        fail();
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void aCoolDownOfFewerFailuresThanTheThresholdLeavesTheCircuitClosed() {
+        fail();
+        fail();
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(answer()).isEqualTo("ok");
+        clock.advance(Duration.ofSeconds(2));
+        fail();
+        assertThat(breaker.state()).as("the watch ended healthy; one failure since").isEqualTo(State.CLOSED);
+    }
+
+    @Test
+    void aClockThatStepsBackWhileWatchingStartsTheWatchAgain() {
+        fail();
+        fail();
+        clock.advance(Duration.ofHours(-1));
+        fail();
+        clock.advance(Duration.ofMillis(1999));
+        fail();
+        fail();
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        clock.advance(Duration.ofMillis(1));
+        fail();
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
     }
 
     @Test

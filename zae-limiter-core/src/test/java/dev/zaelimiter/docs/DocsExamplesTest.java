@@ -240,6 +240,9 @@ class DocsExamplesTest {
                 limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();   // degraded, after a store call
             }
             CircuitBreaker breaker = limiter.circuitBreaker();
+            assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);   // a burst is not an outage
+            clock.advance(Duration.ofSeconds(2));          // still failing a whole cool-down later:
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
             assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
             try (Lease lease = limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L))) {
                 assertThat(lease.degraded()).isTrue();     // at once: the store is not called

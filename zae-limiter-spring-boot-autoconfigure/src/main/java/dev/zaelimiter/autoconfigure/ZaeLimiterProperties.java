@@ -89,15 +89,16 @@ public class ZaeLimiterProperties {
     }
 
     /**
-     * The circuit breaker: after failure-threshold store failures in a row, decisions apply the on-unavailable policy
-     * without calling the store for cool-down, then one call probes the store.
+     * The circuit breaker: when the store kept failing for a whole cool-down (at least failure-threshold failed calls,
+     * and at least half of the calls), decisions apply the on-unavailable policy without calling the store for
+     * cool-down, then one call probes the store.
      */
     public static class Breaker {
 
         /** Whether to stop calling a store that keeps failing. */
         private boolean enabled = true;
 
-        /** Store failures in a row that open the circuit. */
+        /** Store failures within one cool-down (and at least half of its calls) that open the circuit. */
         private int failureThreshold = 5;
 
         /** How long an open circuit skips the store before one call probes it again. */

@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.fail;
  * unavailability policies: the process is stopped (SIGSTOP: a hung store) and continued, or killed (a dead store) and
  * restarted. While the store is out, every decision returns within {@link #BOUND} (the request deadline is 500 ms;
  * without it a call on a hung store waits as long as the hang) and applies the policy: {@code BLOCK} raises
- * {@link StoreUnavailableException}, {@code ALLOW} admits with a degraded lease. The circuit breaker opens, so few
- * requests reach the store; once the store is back and the cool-down has passed on the limiter's clock, a probe
+ * {@link StoreUnavailableException}, {@code ALLOW} admits with a degraded lease. The circuit breaker opens once the
+ * store failed for a cool-down (the test moves the limiter's clock), so few requests reach the store after that; once the store is back and the cool-down has passed on the limiter's clock, a probe
  * closes the circuit and decisions are the store's again.
  *
  * <p>The outage lasts until the test has seen what it asserts, with the store still out; a decision stuck longer
@@ -86,13 +86,12 @@ class DynamoDbFaultTest {
         awaitStoreDecisions(limiter, Phase.UP);
 
         server.suspend();
-        long before = requests.total();
         load.phase(Phase.OUT);
-        outage(limiter, policy);
-        long requestsWhileOut = requests.total() - before;
+        long openedAt = outage(limiter, policy);
+        long requestsWhileOpen = requests.total() - openedAt;
         server.resume();
 
-        recovery(limiter, requestsWhileOut);
+        recovery(limiter, requestsWhileOpen);
     }
 
     @ParameterizedTest
@@ -103,13 +102,12 @@ class DynamoDbFaultTest {
         awaitStoreDecisions(limiter, Phase.UP);
 
         server.kill();
-        long before = requests.total();
         load.phase(Phase.OUT);
-        outage(limiter, policy);
-        long requestsWhileOut = requests.total() - before;
+        long openedAt = outage(limiter, policy);
+        long requestsWhileOpen = requests.total() - openedAt;
         server.restart();
 
-        recovery(limiter, requestsWhileOut);
+        recovery(limiter, requestsWhileOpen);
     }
 
     private RateLimiter limiter(Unavailable policy) {
@@ -128,11 +126,28 @@ class DynamoDbFaultTest {
         return limiter;
     }
 
-    /** With the store out: the circuit opens, one probe after a cool-down fails, every call applies the policy. */
-    private void outage(RateLimiter limiter, Unavailable policy) {
+    /**
+     * With the store out: the circuit opens once the store failed for a cool-down, one probe after a cool-down fails,
+     * every call applies the policy.
+     *
+     * @return the store requests made until the circuit opened
+     */
+    private long outage(RateLimiter limiter, Unavailable policy) {
         Kind expected = policy == Unavailable.BLOCK ? Kind.UNAVAILABLE : Kind.DEGRADED;
         CircuitBreaker breaker = limiter.circuitBreaker();
-        await("the circuit opens", () -> breaker.state() == CircuitBreaker.State.OPEN);
+        long[] failedAtLastAdvance = {0};
+        await("the circuit opens", () -> {
+            if (breaker.state() == CircuitBreaker.State.OPEN) {
+                return true;
+            }
+            long failed = load.calls.stream().filter(c -> c.phase() == Phase.OUT && c.kind() == expected).count();
+            if (failed >= failedAtLastAdvance[0] + THRESHOLD) {
+                clock.advance(COOL_DOWN);                       // the failures seen so far lasted a cool-down
+                failedAtLastAdvance[0] = failed;
+            }
+            return false;
+        });
+        long openedAt = requests.total();
         awaitCalls(Phase.OUT, expected, 200);
 
         long skipped = breaker.skippedCalls();
@@ -144,12 +159,13 @@ class DynamoDbFaultTest {
         assertThat(out).as("every decision with the store out applies the policy")
                 .allSatisfy(call -> assertThat(call.kind()).as(call.toString()).isEqualTo(expected));
         report("out, " + policy, out);
+        return openedAt;
     }
 
     /** With the store back: after the cool-down a probe closes the circuit and decisions are the store's. */
-    private void recovery(RateLimiter limiter, long requestsWhileOut) {
-        assertThat(requestsWhileOut).as("requests that reached the store while it was out: the breaker's"
-                + " threshold, the calls in flight and one probe").isLessThanOrEqualTo(THRESHOLD + 2 * THREADS + 1);
+    private void recovery(RateLimiter limiter, long requestsWhileOpen) {
+        assertThat(requestsWhileOpen).as("requests that reached the store after the circuit opened: the calls in"
+                + " flight and one probe").isLessThanOrEqualTo(2 * THREADS + 1);
         load.phase(Phase.BACK);
         awaitStoreDecisions(limiter, Phase.BACK);
         load.stop();

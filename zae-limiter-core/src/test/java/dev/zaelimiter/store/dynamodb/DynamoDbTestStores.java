@@ -17,7 +17,7 @@ public final class DynamoDbTestStores {
      */
     public static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
-    private static final DynamoDbClient CLIENT = Dynalite.get().client();
+    private static final DynamoDbClient CLIENT = Dynalite.get().client(IamActions.RECORDER);
     private static final Map<Class<?>, String> TABLES = new ConcurrentHashMap<>();
     private static final AtomicInteger NAMESPACES = new AtomicInteger();
 

@@ -67,6 +67,9 @@ class ZaeLimiterHealthIndicatorTests {
 
         switchable.down();
         for (int i = 0; i < 2; i++) {
+            if (i == 1) {
+                clock.advance(Duration.ofSeconds(5));              // failing for a whole cool-down
+            }
             assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", 1L)))
                     .isInstanceOf(StoreUnavailableException.class);
         }

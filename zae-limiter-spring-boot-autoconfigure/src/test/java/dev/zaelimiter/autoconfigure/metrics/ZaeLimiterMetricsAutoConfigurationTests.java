@@ -8,6 +8,7 @@ import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.dynamodb.Dynalite;
 import dev.zaelimiter.store.memory.InMemoryStore;
+import dev.zaelimiter.testing.MutableClock;
 import dev.zaelimiter.testing.SwitchableStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -20,6 +21,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -60,7 +63,8 @@ class ZaeLimiterMetricsAutoConfigurationTests {
     @Test
     void theCircuitBreakerStateAndItsSkippedCalls() {
         SwitchableStore switchable = new SwitchableStore();
-        withRegistry.withBean(LimiterStore.class, () -> switchable)
+        MutableClock clock = MutableClock.start();
+        withRegistry.withBean(LimiterStore.class, () -> switchable).withBean(Clock.class, () -> clock)
                 .withPropertyValues("zae.limiter.circuit-breaker.failure-threshold=2").run(context -> {
                     MeterRegistry registry = context.getBean(MeterRegistry.class);
                     RateLimiter limiter = context.getBean(RateLimiter.class);
@@ -71,6 +75,9 @@ class ZaeLimiterMetricsAutoConfigurationTests {
 
                     switchable.down();
                     for (int i = 0; i < 5; i++) {
+                        if (i == 1) {
+                            clock.advance(Duration.ofSeconds(2));   // failing for a whole cool-down
+                        }
                         assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", 1L)))
                                 .isInstanceOf(StoreUnavailableException.class);
                     }
