@@ -95,7 +95,7 @@ final class DefaultLease implements Lease {
         for (int i = 0; i < debits.size(); i++) {
             Map<String, Long> refund = new HashMap<>();
             (takenMilli == null ? debits.get(i).amountsMilli() : takenMilli.get(i)).forEach((name, milli) -> {
-                if (milli != 0) {
+                if (milli > 0) {        // a lease that gave back more than it took holds nothing to return
                     refund.put(name, -milli);
                 }
             });

@@ -344,7 +344,8 @@ final class RequestPlanner {
 
     /**
      * Adds {@code debit} to {@code debits}, summing the amounts of a bucket that another target already debits. The
-     * sum for one limit is bounded like a single amount, so that it can neither wrap nor exceed what a store holds.
+     * sum for one limit is bounded like a single amount, so that it can neither wrap nor exceed what a store holds,
+     * and like a single amount it is unsatisfiable when a hard limit could never hold it.
      */
     private static void merge(Map<BucketKey, BucketDebit> debits, BucketDebit debit) {
         debits.merge(debit.key(), debit, (first, second) -> {
@@ -357,8 +358,24 @@ final class RequestPlanner {
                             + debit.key().resource() + " add up to at most " + Limit.MAX_TOKENS);
                 }
             });
+            for (Limit limit : first.limits()) {
+                Long total = sum.get(limit.name());
+                if (total != null && !limit.isConcurrency()) {
+                    checkSatisfiable(debit.key().entityId(), debit.key().resource(), limit, total,
+                            first.countOnly());
+                }
+            }
             return first.withAmounts(sum);
         });
+    }
+
+    /** Raises when {@code amountMilli} of {@code limit} could never be admitted: it exceeds every capacity. */
+    private static void checkSatisfiable(String entityId, String resource, Limit limit, long amountMilli,
+            boolean bypassed) {
+        if (amountMilli > Limits.maxCapacityMilli(limit) && !limit.isSoft() && !bypassed) {
+            throw new UnsatisfiableRequestException(entityId, resource, limit.name(),
+                    Limits.maxCapacityMilli(limit) / Limits.MILLI, amountMilli / Limits.MILLI);
+        }
     }
 
     /**
@@ -386,11 +403,7 @@ final class RequestPlanner {
                 continue;
             }
             long amountMilli = e.getValue() * Limits.MILLI;
-            if (amountMilli > Limits.maxCapacityMilli(limit) && !limit.isSoft()
-                    && resolution.disabled() != DisabledMode.BYPASS) {
-                throw new UnsatisfiableRequestException(entityId, resource, limit.name(),
-                        Limits.maxCapacityMilli(limit) / Limits.MILLI, e.getValue());
-            }
+            checkSatisfiable(entityId, resource, limit, amountMilli, resolution.disabled() == DisabledMode.BYPASS);
             if (limit.isConcurrency() && e.getValue() > 1) {
                 throw new ValidationException("consume." + e.getKey(), e.getValue(), "a call takes one slot of a"
                         + " concurrency limit (or 0 to take none)");

@@ -21,6 +21,15 @@ import java.util.Objects;
  */
 public final class ScheduleEntry {
 
+    /**
+     * The largest scale: it lifts any capacity to {@link Limit#MAX_TOKENS}, as every larger one would. Scales are
+     * bounded so that every store can keep them (DynamoDB numbers lie within about 1e-130 and 1e125).
+     */
+    static final double MAX_SCALE = 1e21;
+
+    /** The smallest scale: it lowers any capacity to its floor (a thousandth of a token), as any smaller one would. */
+    static final double MIN_SCALE = 1e-21;
+
     private final CronPattern cron;
     private final ZoneId zone;
     private final double scale;
@@ -77,6 +86,11 @@ public final class ScheduleEntry {
             if (!(scale > 0) || scale.isInfinite()) {
                 throw new ValidationException(where + " scale", scale, "a scale is a finite number greater than"
                         + " zero; to close a resource during a window, use a small absolute capacity instead");
+            }
+            if (scale < MIN_SCALE || scale > MAX_SCALE) {
+                throw new ValidationException(where + " scale", scale, "a scale lies between " + MIN_SCALE + " and "
+                        + MAX_SCALE + " (beyond, every capacity scales to the same bound, and DynamoDB cannot store"
+                        + " the number)");
             }
             return new ScheduleEntry(pattern, z, scale, 0, 0, null);
         }

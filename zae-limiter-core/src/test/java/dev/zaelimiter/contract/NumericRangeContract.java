@@ -53,6 +53,21 @@ public abstract class NumericRangeContract extends StoreContractSupport {
                 Limit.perMinute("tpm", 1_000).soft()));
     }
 
+    // ---- schedule scales
+
+    @Test
+    void scheduleScalesAreBoundedToNumbersEveryStoreHolds() {
+        for (double scale : new double[] {1e300, 1e-300, 1.01e21, 0.99e-21, Double.MAX_VALUE, Double.MIN_VALUE}) {
+            assertThatThrownBy(() -> ScheduleEntry.scaled("* * * * *", scale)).as("scale %s", scale)
+                    .isInstanceOf(ValidationException.class).hasMessageContaining("a scale lies between");
+        }
+        admin.setResourceDefaults(RESOURCE, List.of(
+                Limit.perMinute("big", 10).withSchedule(ScheduleEntry.scaled("* * * * *", 1e21)),
+                Limit.perMinute("small", 10).soft().withSchedule(ScheduleEntry.scaled("* * * * *", 1e-21))));
+        limiter.acquire(USER, RESOURCE, consume("big", Limit.MAX_TOKENS, "small", 1)).close();
+        assertThat(limiter.available(USER, RESOURCE)).containsEntry("big", 0L).containsEntry("small", -1L);
+    }
+
     // ---- balances and counters past the range
 
     @Test

@@ -360,6 +360,19 @@ class DocsExamplesTest {
         }
 
         @Test
+        void rollbackAfterARefund() {
+            // tag::rollbackAfterARefund[]
+            RateLimiter limiter = RateLimiter.builder().clock(MutableClock.start()).build();
+            limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("tpm", 10_000)));
+
+            Lease lease = limiter.acquire("user-1", "gpt-4", Map.of("tpm", 500L));
+            lease.adjust("tpm", -800);             // gives back more than it took: the bucket stops at its capacity
+            lease.rollback();                      // the lease holds nothing: gives nothing back, takes nothing
+            assertThat(limiter.available("user-1", "gpt-4")).containsEntry("tpm", 10_000L);
+            // end::rollbackAfterARefund[]
+        }
+
+        @Test
         void exactlyOnce() {
             // tag::exactlyOnce[]
             RateLimiter limiter = RateLimiter.builder().build();

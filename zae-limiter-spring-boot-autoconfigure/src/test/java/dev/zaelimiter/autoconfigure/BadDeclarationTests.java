@@ -42,6 +42,8 @@ class BadDeclarationTests {
                         r + "schedule[0].scale=0.5", r + "schedule[0].capacity=3"}, r + "schedule[0].scale", "not both"),
                 Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
                         r + "schedule[0].scale=0"}, r + "schedule[0].scale", "greater than"),
+                Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
+                        r + "schedule[0].scale=1e300"}, r + "schedule[0].scale", "a scale lies between"),
                 Arguments.of(new String[] {r + "capacity=10", r + "reset-schedule[0].cron=0 0 * * *",
                         r + "reset-schedule[0].tz=Europe/Berln"}, r + "reset-schedule[0].tz", "time zone"),
                 Arguments.of(new String[] {r + "capacity=10", r + "reset-schedule[0].cron=0 0 * * * *"},

@@ -266,6 +266,10 @@ final class BucketItems {
             if (hard && amount > p.capacityMilli()) {
                 return null;
             }
+            if (correction && amount > 0 && limit.resetAfter().isPresent()) {
+                // a debit outside a session starts one, which a whole rewrite does (and sets the deadline to its end)
+                onItem.add("attribute_exists(" + e.name(ItemCodec.WINDOW + limit.name()) + ")");
+            }
             if (p.drips() && limit.localReservations()) {
                 boolean isFull = full != null ? full : fullFor(guess, heldSeen(debit.key(), limit.name()),
                         limit.name(), counted, p.capacityMilli());
@@ -281,15 +285,17 @@ final class BucketItems {
                 // the refund brings the balance to the capacity (never above it), and leaves no session behind
                 String balance = e.name(ItemCodec.BALANCE + limit.name());
                 set.add(balance + " = " + e.value(ItemCodec.number(p.capacityMilli())));
-                onLimits.add(balance + " >= " + e.value(ItemCodec.number(
-                        BigInteger.valueOf(p.capacityMilli()).add(BigInteger.valueOf(amount)))));
+                String floor = e.value(ItemCodec.number(BigInteger.valueOf(p.capacityMilli())
+                        .add(BigInteger.valueOf(amount))));
+                onLimits.add("(attribute_not_exists(" + balance + ") OR " + balance + " >= " + floor + ")");
                 if (limit.resetAfter().isPresent()) {
                     remove.add(e.name(ItemCodec.WINDOW + limit.name()));
                 }
             } else if (correction) {
+                // a balance not written yet is full; a refund then takes the branch above
                 String balance = e.name(ItemCodec.BALANCE + limit.name());
-                add.add(balance + " " + e.value(ItemCodec.number(BigInteger.valueOf(amount).negate())));
-                onLimits.add("attribute_exists(" + balance + ")");
+                set.add(balance + " = if_not_exists(" + balance + ", " + e.value(ItemCodec.number(p.capacityMilli()))
+                        + ") - " + e.value(ItemCodec.number(amount)));
                 if (amount < 0) {
                     onLimits.add(balance + " < " + e.value(ItemCodec.number(
                             BigInteger.valueOf(p.capacityMilli()).add(BigInteger.valueOf(amount)))));
