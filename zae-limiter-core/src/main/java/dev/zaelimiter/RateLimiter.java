@@ -191,8 +191,8 @@ public final class RateLimiter implements AutoCloseable {
     private Attempt attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
             boolean raise) {
         AcquireRequest request = given;
-        LeaseWrites writes = given == null || given.onUnavailable() == null ? leaseWrites
-                : leaseWrites.with(UnavailablePolicy.of(given.onUnavailable()));
+        UnavailablePolicy policy = given == null ? unavailable : unavailable.forCall(given.onUnavailable());
+        LeaseWrites writes = policy == unavailable ? leaseWrites : leaseWrites.with(policy);
         long started = listener == null ? 0 : System.nanoTime();
         RequestPlanner.Plan plan = null;
         AcquireResult result = null;
@@ -372,8 +372,7 @@ public final class RateLimiter implements AutoCloseable {
         } catch (ResourcePausedException e) {
             return new Availability(false, false, e.retryAfter(), e.statuses());
         } catch (StoreUnavailableException e) {
-            return (request.onUnavailable() == null ? unavailable : UnavailablePolicy.of(request.onUnavailable()))
-                    .availability(e, request);
+            return unavailable.forCall(request.onUnavailable()).availability(e, request);
         }
     }
 

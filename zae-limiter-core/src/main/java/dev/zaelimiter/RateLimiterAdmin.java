@@ -380,6 +380,9 @@ public final class RateLimiterAdmin {
         String limit = limitName == null ? null : Identifiers.limitName("limitName", limitName);
         long[] range = range(granularity, from, to);
         List<Usage> rows = new ArrayList<>();
+        if (range[0] >= range[1]) {
+            return rows;                                      // no period starts in the range
+        }
         for (UsagePeriod period : usageStore().entityUsage(id, res, granularity, range[0], range[1])) {
             period.limits().entrySet().stream()
                     .filter(e -> limit == null || limit.equals(e.getKey()))
@@ -407,6 +410,9 @@ public final class RateLimiterAdmin {
         }
         long[] range = range(granularity, from, to);
         Map<String, UsageCounts> totals = new HashMap<>();
+        if (range[0] >= range[1]) {
+            return List.of();                                 // no period starts in the range
+        }
         for (UsagePeriod period : usageStore().resourceUsage(res, granularity, range[0], range[1])) {
             UsageCounts counts = period.limits().get(limit);
             if (counts != null) {

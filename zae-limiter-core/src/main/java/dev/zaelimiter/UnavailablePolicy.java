@@ -29,6 +29,11 @@ final class UnavailablePolicy {
         return policy == Unavailable.ALLOW ? ALLOW : BLOCK;
     }
 
+    /** The policy of a call whose request sets {@code own}: this one when it sets none. */
+    UnavailablePolicy forCall(Unavailable own) {
+        return own == null ? this : of(own);
+    }
+
     Unavailable policy() {
         return policy;
     }

@@ -138,6 +138,10 @@ public abstract class UsageAuditContract extends StoreContractSupport {
                 .as("the hour that started at 00:00 is not in [00:30, ...)")
                 .extracting(Usage::from, Usage::consumed).containsExactly(tuple(secondHour, 2L));
         assertThat(admin.usage("user-1", UsageGranularity.DAY, halfPast, DAY_AFTER)).isEmpty();
+        assertThat(admin.usage("user-1", UsageGranularity.DAY, halfPast, halfPast.plusSeconds(60)))
+                .as("no period starts in the range").isEmpty();
+        assertThat(admin.topUsage("api", "rpm", UsageGranularity.DAY, halfPast, halfPast.plusSeconds(60), 5))
+                .isEmpty();
         assertThat(admin.topUsage("api", "rpm", UsageGranularity.HOUR, halfPast, DAY_AFTER, 5))
                 .as("the window as given").extracting(Usage::from, Usage::to, Usage::consumed)
                 .containsExactly(tuple(halfPast, DAY_AFTER, 2L));

@@ -87,7 +87,8 @@ class DynamoDbUsageMultiProcessTest {
                     hourlyRefused += usage.refused();
                     assertThat(usage.consumed()).isEqualTo(usage.admitted());
                 }
-                for (Usage usage : limiter.admin().usage(entity, "api", "rpm", UsageGranularity.DAY, from, to)) {
+                for (Usage usage : limiter.admin().usage(entity, "api", "rpm", UsageGranularity.DAY,
+                        UsageGranularity.DAY.periodStart(from), to)) {
                     dailyAdmitted += usage.admitted();
                 }
             }
