@@ -128,7 +128,7 @@ public final class DynamoDbStore implements LimiterStore {
         });
         BucketItems items = new BucketItems(table, keys, stampTtl.toMillis());
         KnownBuckets known = new KnownBuckets();
-        this.buckets = new BucketWrites(client, items, known);
+        this.buckets = new BucketWrites(client, items, known, client.timeout());
         this.cascades = new CascadeWrites(client, items, known, buckets, executor);
         this.usage = new UsageItems(client, table, keys, clock, builder.usageHourRetention, builder.usageDayRetention);
         this.audit = new AuditItems(client, table, keys, clock, builder.auditRetention);
