@@ -46,7 +46,10 @@ public non-sealed interface Lease extends Attempt, AutoCloseable {
      */
     void adjust(String limitName, long amount);
 
-    /** Returns everything this lease took from every target, adjustments included, and closes it. */
+    /**
+     * Returns what this lease still holds of every target, adjustments included, and closes it. Never takes tokens:
+     * a limit that adjustments gave back more of than the lease took gets nothing back.
+     */
     void rollback();
 
     /** Ends the lease, keeping what it consumed; gives back the concurrency slots it holds. */

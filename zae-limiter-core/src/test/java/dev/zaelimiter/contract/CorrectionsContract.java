@@ -69,6 +69,19 @@ public abstract class CorrectionsContract extends StoreContractSupport {
     }
 
     @Test
+    void aRefundOnAFullDrippingOrReservingLimitIsANoOp() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rpm", 10),
+                Limit.perSecond("rps", 100).withLocalReservations()));
+        Lease lease = limiter.acquire("user-1", RESOURCE, consume("rpm", 0, "rps", 0));
+        lease.adjust("rpm", -1);
+        lease.adjust("rps", -1);
+        assertThat(limiter.available("user-1", RESOURCE)).containsEntry("rpm", 10L).containsEntry("rps", 100L);
+        limiter.acquire("user-1", RESOURCE, consume("rpm", 1, "rps", 1)).rollback();
+        lease.adjust("rps", -5);
+        assertThat(limiter.available("user-1", RESOURCE)).containsEntry("rpm", 10L).containsEntry("rps", 100L);
+    }
+
+    @Test
     void aRollbackAfterARefundBelowTheTakeGivesBackNothingMore() {
         admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rpm", 10)));
         Lease lease = limiter.acquire("user-1", RESOURCE, consume("rpm", 5));

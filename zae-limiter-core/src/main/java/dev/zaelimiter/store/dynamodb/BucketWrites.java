@@ -17,11 +17,13 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.StringJoiner;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The paths of one bucket in {@link DynamoDbStore}: admission and correction in one conditional update guessed from
@@ -36,23 +38,29 @@ final class BucketWrites {
 
     private static final Logger log = LoggerFactory.getLogger(BucketWrites.class);
 
-    /** Attempts under contention before giving up. */
-    private static final int MAX_ATTEMPTS = 16;
+    /**
+     * How many request deadlines a write that keeps losing races to other processes tries again (backing off) before
+     * it counts as a store failure: contention alone must not fail a call, only a bucket that stays unwritable this
+     * long (10 s with the default deadline).
+     */
+    static final int CONTENTION_DEADLINES = 20;
 
     private static final int CORRECTION_ATTEMPTS = 4;
 
     private final DynamoDbClient client;
     private final BucketItems items;
     private final KnownBuckets known;
+    private final long contentionBudgetNanos;
 
     /** One bucket's outcome: the state after the debit when admitted, before it when not. */
     record Outcome(boolean admitted, BucketState state) {
     }
 
-    BucketWrites(DynamoDbClient client, BucketItems items, KnownBuckets known) {
+    BucketWrites(DynamoDbClient client, BucketItems items, KnownBuckets known, Duration requestTimeout) {
         this.client = client;
         this.items = items;
         this.known = known;
+        this.contentionBudgetNanos = requestTimeout.multipliedBy(CONTENTION_DEADLINES).toNanos();
     }
 
     /** Forgets what this process knows of a bucket (it was deleted). */
@@ -119,7 +127,8 @@ final class BucketWrites {
      */
     private Outcome settle(BucketDebit debit, long now, String stamp, Map<String, AttributeValue> item,
             boolean expected) {
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        long started = System.nanoTime();
+        for (int attempt = 0; mayRetry(attempt, started); attempt++) {
             if (attempt > 1) {
                 backOff(attempt);
             }
@@ -156,8 +165,7 @@ final class BucketWrites {
                 item = BucketItems.returned(lost);
             }
         }
-        throw new StoreUnavailableException("DynamoDB store gave up on bucket " + debit.key() + " after "
-                + MAX_ATTEMPTS + " contended attempts", null);
+        throw contended("bucket " + debit.key(), started);
     }
 
     /**
@@ -195,7 +203,8 @@ final class BucketWrites {
         if (guess != null) {
             want = wholeTokens(Math.min(want, guess.balanceMilli(limit.name()) + returned - amount));
         }
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        long started = System.nanoTime();
+        for (int attempt = 0; mayRetry(attempt, started); attempt++) {
             if (attempt > 1) {
                 backOff(attempt);
             }
@@ -261,8 +270,7 @@ final class BucketWrites {
                 read = item != BucketItems.UNKNOWN;
             }
         }
-        throw new StoreUnavailableException("DynamoDB store gave up on bucket " + debit.key() + " after "
-                + MAX_ATTEMPTS + " contended attempts", null);
+        throw contended("bucket " + debit.key(), started);
     }
 
     /** Milli-tokens rounded down to whole tokens (a batch of calls that take whole tokens strands no fraction). */
@@ -281,6 +289,20 @@ final class BucketWrites {
         } catch (ConditionalCheckFailedException raced) {
             log.debug("another process wrote {} first; it drops the spent holds", debit.key());
         }
+    }
+
+    /**
+     * Whether a write may make attempt number {@code attempt} (from 0) of a loop that started at {@code startedNanos}:
+     * the first always, later ones until {@link #CONTENTION_DEADLINES} request deadlines have passed.
+     */
+    boolean mayRetry(int attempt, long startedNanos) {
+        return attempt == 0 || System.nanoTime() - startedNanos < contentionBudgetNanos;
+    }
+
+    /** The failure of a write to {@code what} that lost every race since {@code startedNanos}. */
+    static StoreUnavailableException contended(String what, long startedNanos) {
+        return new StoreUnavailableException("DynamoDB store gave up on " + what + ": other writers won every race"
+                + " for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos) + " ms", null);
     }
 
     /** Sleeps a few jittered milliseconds, more after each lost race, so that contenders spread out. */
@@ -381,7 +403,8 @@ final class BucketWrites {
         } catch (ConditionalCheckFailedException e) {
             item = BucketItems.returned(e);
         }
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        long started = System.nanoTime();
+        for (int attempt = 0; mayRetry(attempt, started); attempt++) {
             if (attempt > 1) {
                 backOff(attempt);
             }
@@ -413,8 +436,7 @@ final class BucketWrites {
                 item = BucketItems.returned(lost);
             }
         }
-        throw new StoreUnavailableException("DynamoDB store gave up adjusting bucket " + debit.key() + " after "
-                + MAX_ATTEMPTS + " contended attempts", null);
+        throw contended("adjusting bucket " + debit.key(), started);
     }
 
     private void corrected(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {

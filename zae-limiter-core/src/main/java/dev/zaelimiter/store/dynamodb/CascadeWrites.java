@@ -35,7 +35,6 @@ import java.util.concurrent.Future;
 final class CascadeWrites {
 
     private static final Logger log = LoggerFactory.getLogger(CascadeWrites.class);
-    private static final int MAX_ATTEMPTS = 16;
 
     private final DynamoDbClient client;
     private final BucketItems items;
@@ -197,7 +196,11 @@ final class CascadeWrites {
                 refusedBy(e, debits, found);
             }
         }
-        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        long started = System.nanoTime();
+        for (int attempt = 0; buckets.mayRetry(attempt, started); attempt++) {
+            if (attempt > 1) {
+                BucketWrites.backOff(attempt);
+            }
             Outcome[] outcomes = new Outcome[debits.size()];
             boolean admitted = true;
             for (int i = 0; i < debits.size(); i++) {
@@ -244,8 +247,7 @@ final class CascadeWrites {
                 refusedBy(e, debits, found);
             }
         }
-        throw new StoreUnavailableException("DynamoDB store gave up on a cascade after " + MAX_ATTEMPTS
-                + " contended attempts", null);
+        throw BucketWrites.contended("a cascade", started);
     }
 
     /** Records, per bucket, the item a cancelled transaction returned for it, and logs which bucket refused. */

@@ -5,6 +5,7 @@ import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbServiceClientConfiguration;
@@ -73,6 +74,7 @@ final class DeadlineDynamoDbClient implements DynamoDbClient {
     private final Duration warmUpTimeout;
     private final LongAdder timeouts = new LongAdder();
     private volatile boolean warm;
+    private volatile boolean shut;
 
     DeadlineDynamoDbClient(DynamoDbClient delegate, Duration timeout) {
         this(delegate, timeout, WARM_UP_TIMEOUT);
@@ -134,7 +136,20 @@ final class DeadlineDynamoDbClient implements DynamoDbClient {
         };
     }
 
+    /** Refuses every later request: the store was closed. */
+    void shut() {
+        shut = true;
+    }
+
+    /** Raises when the store was closed, as a request made now would. */
+    void checkOpen() {
+        if (shut) {
+            throw SdkClientException.create("the store is closed");
+        }
+    }
+
     private <T> T counted(Supplier<T> call) {
+        checkOpen();
         try {
             T response = call.get();
             warm = true;

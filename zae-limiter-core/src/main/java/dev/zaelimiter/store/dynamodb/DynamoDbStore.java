@@ -49,6 +49,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -127,7 +128,7 @@ public final class DynamoDbStore implements LimiterStore {
         });
         BucketItems items = new BucketItems(table, keys, stampTtl.toMillis());
         KnownBuckets known = new KnownBuckets();
-        this.buckets = new BucketWrites(client, items, known);
+        this.buckets = new BucketWrites(client, items, known, client.timeout());
         this.cascades = new CascadeWrites(client, items, known, buckets, executor);
         this.usage = new UsageItems(client, table, keys, clock, builder.usageHourRetention, builder.usageDayRetention);
         this.audit = new AuditItems(client, table, keys, clock, builder.auditRetention);
@@ -507,14 +508,17 @@ public final class DynamoDbStore implements LimiterStore {
 
     /**
      * Gives back the tokens this process holds of limits that {@linkplain Limit#withLocalReservations() reserve}
-     * (one write per bucket it holds tokens of), then stops the store's threads.
+     * (one write per bucket it holds tokens of), lets the writes in flight on the store's threads finish (for at most
+     * {@value LocalReservations#CLOSE_WAIT_MILLIS} ms) and stops them. Afterwards every operation raises
+     * {@link StoreUnavailableException}, which the limiter's {@link dev.zaelimiter.Unavailable} policy handles.
      */
     @Override
     public void close() {
         try {
             reservations.close();
         } finally {
-            executor.shutdownNow();
+            LocalReservations.stop(executor);
+            client.shut();
         }
     }
 
@@ -547,13 +551,16 @@ public final class DynamoDbStore implements LimiterStore {
      * Runs a store operation, turning transport and service failures into {@link StoreUnavailableException}.
      * Conditional-check failures are outcomes, not failures, and pass through.
      */
-    private static <T> T call(String what, Supplier<T> operation) {
+    private <T> T call(String what, Supplier<T> operation) {
         try {
+            client.checkOpen();
             return operation.get();
         } catch (ConditionalCheckFailedException e) {
             throw e;
         } catch (SdkException e) {
             throw unavailable(what, e);
+        } catch (RejectedExecutionException e) {
+            throw new StoreUnavailableException("DynamoDB store could not " + what + ": the store is closed", e);
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +58,7 @@ final class LocalReservations {
     private static final long SWEEP_MILLIS = 100;
 
     /** The longest close waits for a pool's write in flight before giving its tokens back. */
-    private static final long CLOSE_WAIT_MILLIS = 30_000;
+    static final long CLOSE_WAIT_MILLIS = 30_000;
 
     /** The longest a call waits for another call's write to its pool; then the store counts as unavailable. */
     private static final long WAIT_MILLIS = 2_000;
@@ -396,8 +397,24 @@ final class LocalReservations {
             running = sweeper;
         }
         if (running != null) {
-            running.shutdownNow();
+            stop(running);
         }
+    }
+
+    /**
+     * Stops {@code executor} once the tasks it runs have finished, for at most {@link #CLOSE_WAIT_MILLIS}: a write in
+     * flight is not interrupted (an interrupted request is aborted, its outcome unknown) unless the store hangs.
+     */
+    static void stop(ExecutorService executor) {
+        executor.shutdown();
+        try {
+            if (executor.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        executor.shutdownNow();
     }
 
     /**
