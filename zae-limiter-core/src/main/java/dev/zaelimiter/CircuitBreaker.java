@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * Stops a {@link RateLimiter} from calling a store that keeps failing. The circuit opens when the store has been
  * failing for a while, not at a burst of failures: from a failure on, the breaker watches the calls of one
  * {@link #coolDown()}; when that time is over and at least {@link #failureThreshold()} of them failed with
- * {@link StoreUnavailableException}, making at least half of them, the circuit opens. Then for a cool-down every
+ * {@link StoreUnavailableException}, making at least half of them, the next failure opens the circuit. Then for a cool-down every
  * decision applies the limiter's {@link Unavailable} policy at once, without calling the store, and one call is let
  * through as a probe (half-open): when the store answers it, the circuit closes; when it fails, the circuit opens
  * for another cool-down. A few slow answers that miss their deadline among answers that arrive (a cold start, a
@@ -224,7 +224,10 @@ public final class CircuitBreaker {
                     failures = 0;
                     if (watching) {
                         watchedCalls++;
-                        judge(clock.millis(), false);
+                        long now = clock.millis();
+                        if (now < watchStartedAt || now - watchStartedAt >= coolDownMillis) {
+                            watching = false;                  // the watch ended on an answer: no outage to judge
+                        }
                     }
                 }
             }
@@ -244,7 +247,7 @@ public final class CircuitBreaker {
                 if (watching) {
                     watchedCalls++;
                     watchedFailures++;
-                    judge(now, true);
+                    judge(now);
                 } else {
                     watch(now);
                 }
@@ -260,8 +263,11 @@ public final class CircuitBreaker {
         watchedFailures = 1;
     }
 
-    /** Once a cool-down of watching is over: opens the circuit if the store kept failing, else stops watching. */
-    private void judge(long now, boolean failed) {
+    /**
+     * At a failure once a cool-down of watching is over: opens the circuit if the store kept failing, else starts a
+     * new watch at this failure. Only a failure opens the circuit, never an answer.
+     */
+    private void judge(long now) {
         if (now < watchStartedAt) {
             watch(now);                                                   // the clock stepped back: start again
             return;
@@ -272,10 +278,8 @@ public final class CircuitBreaker {
         if (watchedFailures >= failureThreshold && 2L * watchedFailures >= watchedCalls) {
             open(watchedFailures + " of " + watchedCalls + " store calls failed in " + (now - watchStartedAt)
                     + " ms");
-        } else if (failed) {
-            watch(now);
         } else {
-            watching = false;
+            watch(now);
         }
     }
 

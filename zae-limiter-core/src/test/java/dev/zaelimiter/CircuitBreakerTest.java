@@ -191,7 +191,7 @@ class CircuitBreakerTest {
             assertThat(answer()).isEqualTo("ok");
         }
         fail();
-        assertThat(breaker.state()).as("9 of 19 calls failed in the cool-down").isEqualTo(State.CLOSED);
+        assertThat(breaker.state()).as("the watch ended on an answer a cool-down in").isEqualTo(State.CLOSED);
         clock.advance(Duration.ofMillis(1999));
         fail();
         fail();
@@ -199,6 +199,30 @@ class CircuitBreakerTest {
         clock.advance(Duration.ofMillis(1));
         fail();
         assertThat(breaker.state()).as("4 of 4 failed over a cool-down").isEqualTo(State.OPEN);
+    }
+
+    @Test
+    void anAnswerAfterACoolDownOfFailuresNeverOpensTheCircuit() {
+        for (int i = 0; i < 5; i++) {
+            fail();
+        }
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(answer()).isEqualTo("ok");
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        fail();
+        assertThat(breaker.state()).as("the watch ended on the answer; one failure since").isEqualTo(State.CLOSED);
+    }
+
+    @Test
+    void anAnswerOnAClockThatSteppedBackEndsTheWatch() {
+        for (int i = 0; i < 5; i++) {
+            fail();
+        }
+        clock.advance(Duration.ofHours(-1));
+        assertThat(answer()).isEqualTo("ok");
+        clock.advance(Duration.ofSeconds(2));
+        fail();
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
     }
 
     @Test
