@@ -61,8 +61,7 @@ public record AuditQuery(Target target, String entityId, String resource, Instan
     }
 
     /** What {@link #sortKey} makes: the event's epoch milliseconds, {@code #}, its id. */
-    private static final Pattern CURSOR = Pattern.compile("-?\\d{14,}#.+", Pattern.DOTALL);
-
+    private static final Pattern CURSOR = Pattern.compile("(?:-\\d{14,}|\\d{15,})#.+", Pattern.DOTALL);
 
     /** Every event. */
     public static AuditQuery all() {

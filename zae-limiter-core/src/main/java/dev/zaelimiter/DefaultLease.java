@@ -80,7 +80,9 @@ final class DefaultLease implements Lease {
         if (write(changes, "adjust")) {
             List<Map<String, Long>> taken = taken();
             for (int i : touched) {
-                taken.get(i).merge(limitName, deltaMilli, BucketMath::saturatedAdd);
+                // what the lease holds never goes below nothing: a refund beyond its take leaves it holding 0
+                taken.get(i).merge(limitName, Math.max(0, deltaMilli),
+                        (held, delta) -> Math.max(0, BucketMath.saturatedAdd(held, deltaMilli)));
             }
         }
     }
@@ -95,7 +97,7 @@ final class DefaultLease implements Lease {
         for (int i = 0; i < debits.size(); i++) {
             Map<String, Long> refund = new HashMap<>();
             (takenMilli == null ? debits.get(i).amountsMilli() : takenMilli.get(i)).forEach((name, milli) -> {
-                if (milli > 0) {        // a lease that gave back more than it took holds nothing to return
+                if (milli > 0) {
                     refund.put(name, -milli);
                 }
             });
@@ -221,7 +223,7 @@ final class DefaultLease implements Lease {
         return built;
     }
 
-    /** The lease of a call admitted while the store was unavailable: records nothing. */
+    /** The lease of a call admitted while the store was unavailable: debits nothing. */
     private static final class DegradedLease implements Lease {
 
         private boolean closed;

@@ -4,6 +4,6 @@ package dev.zaelimiter;
 public enum Unavailable {
     /** Raise the store error to the caller. */
     BLOCK,
-    /** Admit the call with a lease that records nothing. */
+    /** Admit the call with a lease that debits nothing (usage history counts it as degraded). */
     ALLOW
 }

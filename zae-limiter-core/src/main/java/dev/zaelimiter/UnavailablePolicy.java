@@ -40,7 +40,7 @@ final class UnavailablePolicy {
 
     /** The lease of a call the store could not decide: raises under BLOCK, an unrecorded lease under ALLOW. */
     Lease admit(StoreUnavailableException e, AcquireRequest request) {
-        absorb(e, "store unavailable, admitting {} without recording it: {}", request, e.getMessage());
+        absorb(e, "store unavailable, admitting {} without debiting it: {}", request, e.getMessage());
         return DefaultLease.unrecorded();
     }
 

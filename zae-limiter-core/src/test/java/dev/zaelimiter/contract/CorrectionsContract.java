@@ -92,6 +92,17 @@ public abstract class CorrectionsContract extends StoreContractSupport {
     }
 
     @Test
+    void aTakeAfterARefundBeyondTheTakeIsWhatARollbackGivesBack() {
+        admin.setResourceDefaults(RESOURCE, List.of(Limit.perMinute("rpm", 10)));
+        Lease lease = limiter.acquire("user-1", RESOURCE, consume("rpm", 5));
+        lease.adjust("rpm", -20);                              // gives back the 5 it took; the lease holds nothing
+        lease.adjust("rpm", 10);
+        assertThat(available("rpm")).isZero();
+        lease.rollback();
+        assertThat(available("rpm")).as("the lease held the 10 it took last").isEqualTo(10);
+    }
+
+    @Test
     void aRollbackGivesBackWhatTheLeaseStillHolds() {
         admin.setResourceDefaults(RESOURCE, List.of(Limit.quota("daily", 100, "0 0 * * *", ZoneOffset.UTC)));
         Lease lease = limiter.acquire("user-1", RESOURCE, consume("daily", 30));

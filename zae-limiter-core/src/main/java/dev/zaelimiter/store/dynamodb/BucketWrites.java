@@ -301,8 +301,16 @@ final class BucketWrites {
 
     /** The failure of a write to {@code what} that lost every race since {@code startedNanos}. */
     static StoreUnavailableException contended(String what, long startedNanos) {
-        return new StoreUnavailableException("DynamoDB store gave up on " + what + ": other writers won every race"
-                + " for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos) + " ms", null);
+        return new Contended("DynamoDB store gave up on " + what + ": other writers won every race for "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos) + " ms");
+    }
+
+    /** A write that spent its whole contention budget: not retried again, which would restart the budget. */
+    static final class Contended extends StoreUnavailableException {
+
+        Contended(String message) {
+            super(message, null);
+        }
     }
 
     /** Sleeps a few jittered milliseconds, more after each lost race, so that contenders spread out. */
@@ -345,7 +353,7 @@ final class BucketWrites {
                 items.landed(debit.key(), marker);
                 return;
             } catch (SdkException | StoreUnavailableException e) {
-                if (attempt >= CORRECTION_ATTEMPTS) {
+                if (attempt >= CORRECTION_ATTEMPTS || e instanceof Contended) {
                     throw e;
                 }
                 backOff(attempt + 3);
