@@ -1,11 +1,11 @@
 package dev.zaelimiter.samples.gateway;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaelimiter.autoconfigure.test.AutoConfigureZaeLimiterTest;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.net.URI;
