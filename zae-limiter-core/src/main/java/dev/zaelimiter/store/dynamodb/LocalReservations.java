@@ -85,6 +85,8 @@ final class LocalReservations {
         boolean exchanging;
         /** Unmapped by the sweep: a call that finds it so takes the pool now mapped under its key. */
         boolean evicted;
+        /** Holds tokens taken under a configuration no longer in force: they are given back, never handed out. */
+        boolean stale;
         long waiting;
         long shortUntil;
         long windowStart;
@@ -172,13 +174,18 @@ final class LocalReservations {
             if (pool.evicted) {
                 return acquire(debit, limit, now);
             }
+            if (pool.limit != null && !pool.limit.equals(limit)) {
+                pool.stale = true;
+                pool.grown = 0;
+                pool.shortUntil = 0;
+            }
             pool.debit = debit;
             pool.limit = limit;
             now = Math.max(now, clock.millis());           // a stalled caller must not serve from a hold past its margin
             pool.record(amount, now);
             long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
             while (true) {
-                if (pool.usable(now) && pool.unused >= amount) {
+                if (!pool.stale && pool.usable(now) && pool.unused >= amount) {
                     pool.unused -= amount;
                     pool.handed += amount;
                     prefetchIfLow(pool, amount, now);
@@ -212,7 +219,7 @@ final class LocalReservations {
                 pool.grown = Math.min(cap, Math.max(2 * pool.grown, 2 * amount));
             }
             used = pool.handed;
-            returned = pool.usable(now) ? 0 : pool.unused;
+            returned = pool.usable(now) && !pool.stale ? 0 : pool.unused;
             pool.unused -= returned;
             wanted = Math.max(0, pool.batch(amount, now) - pool.unused) + pool.waiting;
             pool.exchanging = true;
@@ -224,18 +231,19 @@ final class LocalReservations {
                     now + HOLD_MILLIS, now);
             return new BucketWrites.Outcome(result.admitted(), result.state());
         } finally {
-            settle(pool, result, used, returned, wanted, now, started);
+            settle(pool, result, amount, used, returned, wanted, now, started);
         }
     }
 
     /** Takes what an exchange did into the pool, and wakes the calls waiting for it. */
-    private void settle(Pool pool, BucketWrites.Exchanged result, long used, long returned, long wanted, long now,
-            long startedNanos) {
+    private void settle(Pool pool, BucketWrites.Exchanged result, long amount, long used, long returned, long wanted,
+            long now, long startedNanos) {
         synchronized (pool) {
             long took = System.nanoTime() - startedNanos;
             pool.writeNanos = pool.writeNanos == 0 ? took : (pool.writeNanos * 3 + took) / 4;
             pool.exchanging = false;
             pool.notifyAll();
+            pool.stale = pool.stale && result != null && !result.admitted() && !result.lost();
             if (result == null) {
                 // the write's outcome is unknown: nothing held before may be handed out, and the next write reads
                 pool.entry = BucketWrites.UNKNOWN_ENTRY;
@@ -311,7 +319,7 @@ final class LocalReservations {
             } catch (RuntimeException e) {
                 log.debug("background reservation for {} failed: {}", pool.debit.key(), e.toString());
             } finally {
-                settle(pool, result, used, returned, wanted, at, started);
+                settle(pool, result, 0, used, returned, wanted, at, started);
             }
         };
         try {
@@ -360,7 +368,7 @@ final class LocalReservations {
             } catch (RuntimeException e) {
                 log.debug("returning reserved tokens of {} failed: {}", pool.debit.key(), e.toString());
             } finally {
-                settle(pool, result, used, returned, 0, now, started);
+                settle(pool, result, 0, used, returned, 0, now, started);
             }
         }
     }
