@@ -44,7 +44,10 @@ final class LocalReservations {
     /** A batch covers about this much of the demand this process sees. */
     static final long BATCH_MILLIS = 50;
 
-    /** After the bucket could not give a whole batch, calls are refused locally this long before asking again. */
+    /**
+     * After the bucket could not give what a write asked for, calls are refused locally until it will have refilled
+     * that much, as the write's answer shows it: at least this long, and at most {@link #HOLD_MILLIS}.
+     */
     static final long PACE_MILLIS = 20;
 
     /** The window over which this process measures its demand on a pool. */
@@ -235,7 +238,10 @@ final class LocalReservations {
         }
     }
 
-    /** Takes what an exchange did into the pool, and wakes the calls waiting for it. */
+    /**
+     * Takes what an exchange did into the pool, and wakes the calls waiting for it; a write that got less than the
+     * call's {@code amount} and the {@code wanted} batch leaves the pool refusing locally until the bucket refills.
+     */
     private void settle(Pool pool, BucketWrites.Exchanged result, long amount, long used, long returned, long wanted,
             long now, long startedNanos) {
         synchronized (pool) {
@@ -260,7 +266,7 @@ final class LocalReservations {
                 if (!result.lost()) {
                     pool.unused += returned;
                 }
-                pool.shortUntil = now + PACE_MILLIS;
+                pool.shortUntil = now + refillWait(pool.limit, result.state(), amount + wanted);
                 pool.entry = result.entry();
                 pool.entryAmount = result.entryAmount();
                 if (result.lost()) {
@@ -279,9 +285,20 @@ final class LocalReservations {
             pool.entryAmount = result.entryAmount();
             pool.expiry = result.entry() == null ? 0 : now + HOLD_MILLIS;
             if (result.taken() < wanted) {
-                pool.shortUntil = now + PACE_MILLIS;
+                pool.shortUntil = now + refillWait(pool.limit, result.state(), wanted);
             }
         }
+    }
+
+    /**
+     * How long until the bucket, as {@code state} shows it to this process, has {@code need} milli-tokens again
+     * (never more than its capacity): from {@link #PACE_MILLIS} to {@link #HOLD_MILLIS}, since other processes'
+     * holds, which the refill does not see, come back within one hold's life.
+     */
+    private static long refillWait(Limit limit, BucketState state, long need) {
+        long capacity = Limits.parametersAt(limit, state.lastRefillMillis()).capacityMilli();
+        long wait = state.retryAfterMillis(limit, Math.min(need, capacity));
+        return Math.max(PACE_MILLIS, Math.min(wait, HOLD_MILLIS));
     }
 
     /**
