@@ -206,9 +206,9 @@ class DynamoDbBucketStateChangeTest {
         clock.set(Instant.parse("2026-03-01T21:25:00Z"));
         defaults(Limit.custom("r", 56, 4, Duration.ofHours(1))
                 .withSchedule(List.of(ScheduleEntry.scaled("* 15-23 * * *", ZoneOffset.UTC, 0.5))));
-        same("drain the scaled window", l -> admitted(l, "r", 1, 40));
+        same("one call in the scaled window", l -> admitted(l, "r", 1, 1));
         clock.set(Instant.parse("2026-03-01T21:27:00Z"));
-        same("retry-after at 21:27", l -> decide(l, "r", 20));
+        same("retry-after at 21:27", l -> decide(l, "r", 42));
         clock.set(Instant.parse("2026-03-02T00:00:00Z"));
         same("available at midnight", DynamoDbBucketStateChangeTest::available);
         same("a call at midnight", l -> decide(l, "r", 42));
