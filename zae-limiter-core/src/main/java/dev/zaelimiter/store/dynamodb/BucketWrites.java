@@ -194,8 +194,7 @@ final class BucketWrites {
         Boolean full = null;
         long want = wanted;
         if (guess != null) {
-            now = guess.lastRefillMillis();
-
+            now = guess.lastRefillMillis();               // not before the last write this process knows of
             want = wholeTokens(Math.min(want, guess.balanceMilli(limit.name()) + returned - amount));
         }
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
