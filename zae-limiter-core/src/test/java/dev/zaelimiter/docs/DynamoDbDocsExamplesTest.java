@@ -5,6 +5,7 @@ import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.store.dynamodb.Dynalite;
 import dev.zaelimiter.store.dynamodb.DynamoDbStore;
+import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -41,6 +42,28 @@ class DynamoDbDocsExamplesTest {
                     .satisfies(status -> assertThat(status.available()).isEqualTo(49));
         }
         // end::dynamodbSetup[]
+        store.close();
+    }
+
+    @Test
+    void dynamodbAcrossAChange() {
+        MutableClock clock = MutableClock.start();
+        DynamoDbStore store = DynamoDbStore.builder().client(dynamoDbClient).table("rate-limits")
+                .namespace("reports").clock(clock).build();
+        store.createTableIfMissing();
+        RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).build();
+        // tag::dynamodbAcrossAChange[]
+        limiter.admin().setResourceDefaults("reports", List.of(Limit.custom("rpm", 100, 100, Duration.ofMinutes(1))));
+        limiter.acquire("tenant-7", "reports", Map.of("rpm", 100L)).close();            // drained
+
+        limiter.admin().setResourceDefaults("reports", List.of(Limit.custom("rpm", 100, 10, Duration.ofMinutes(1))));
+        clock.advance(Duration.ofMinutes(1));           // the minute since the last write refills at the new rate
+        assertThat(limiter.available("tenant-7", "reports")).containsEntry("rpm", 10L);
+        limiter.acquire("tenant-7", "reports", Map.of("rpm", 1L)).close();
+
+        clock.advance(Duration.ofMinutes(-5));          // a clock behind the last write counts from that write
+        assertThat(limiter.available("tenant-7", "reports")).containsEntry("rpm", 9L);
+        // end::dynamodbAcrossAChange[]
         store.close();
     }
 

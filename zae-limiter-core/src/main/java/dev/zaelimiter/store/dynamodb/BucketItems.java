@@ -160,7 +160,15 @@ final class BucketItems {
         if (item == null || expired(item, now)) {
             return BucketState.fresh(debit.limits(), now);
         }
-        return Holds.capped(ItemCodec.bucket(item, now).refilled(debit.limits(), now), item, debit.limits(), now);
+        return decoded(item, debit.limits(), now);
+    }
+
+    /**
+     * The bucket in {@code item} (which exists) refilled to {@code now} under {@code limits}, reserving limits capped
+     * at what others can take; its instant is the later of {@code now} and the item's last write.
+     */
+    static BucketState decoded(Map<String, AttributeValue> item, List<Limit> limits, long now) {
+        return Holds.capped(ItemCodec.bucket(item).refilled(limits, now), item, limits, now);
     }
 
     static boolean expired(Map<String, AttributeValue> item, long now) {
@@ -232,9 +240,11 @@ final class BucketItems {
         StringJoiner onItem = new StringJoiner(" AND ");
         StringJoiner onLimits = new StringJoiner(" AND ");
         boolean mayCreate = !correction && !debit.takesSlots();
+        boolean owing = false;
         String nowValue = e.value(ItemCodec.number(now));
         String stampValue = e.value(AttributeValue.fromS(stamp));
         add.add(e.name(ItemCodec.VERSION) + " " + e.value(ItemCodec.number(1)));
+        set.add(e.name(ItemCodec.LAST_REFILL) + " = " + nowValue);
         onItem.add(e.name(ItemCodec.STAMP) + " = " + stampValue);
         onItem.add(e.name(ItemCodec.DEADLINE) + " > " + nowValue);
         for (Limit limit : debit.limits()) {
@@ -263,6 +273,7 @@ final class BucketItems {
                 continue;
             }
             boolean hard = !correction && !limit.isSoft() && amount > 0;
+            owing |= p.drips() && amount > 0 && !hard;
             if (hard && amount > p.capacityMilli()) {
                 return null;
             }
@@ -320,11 +331,13 @@ final class BucketItems {
                     .debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId());
             long deadline = deadline(debit.limits(), created, now);
             set.add(e.name(ItemCodec.STAMP) + " = " + stampValue);
-            set.add(ifNotExists(e, ItemCodec.LAST_REFILL, nowValue));
             set.add(ifNotExists(e, ItemCodec.DEADLINE, e.value(ItemCodec.number(deadline))));
-            if (debit.defaultDerived()) {
+            if (debit.defaultDerived() && !owing) {
                 set.add(ifNotExists(e, ItemCodec.TTL, e.value(ItemCodec.number(ttl(debit.limits(), deadline, now)))));
             }
+        }
+        if (owing && debit.defaultDerived()) {
+            owedTtl(e, debit, now, guess, set, onLimits);
         }
         if (marker != null) {
             String name = e.name(ItemCodec.MARKER + marker);
@@ -347,6 +360,47 @@ final class BucketItems {
                 .returnValues(ReturnValue.ALL_NEW)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .build();
+    }
+
+    /**
+     * Moves the time to live of a write that may leave a dripping limit owing more than its capacity (a soft limit,
+     * a correction), so that no expiry forgets the debt: every dripping limit is bounded by a condition (its full-at
+     * point at most two capacities past what {@code guess} says it lacks, or one when it lacks nothing; a wrong guess
+     * fails it and is settled from the item), and the item lives until the last of them is full again after this
+     * write, plus the idle horizon.
+     */
+    private void owedTtl(Expression e, BucketDebit debit, long now, BucketState guess, StringJoiner set,
+            StringJoiner onLimits) {
+        long until = now + stampTtlMillis;
+        for (Limit limit : debit.limits()) {
+            Limits.Parameters p = Limits.parametersAt(limit, now);
+            if (limit.isConcurrency() || !p.drips()) {
+                continue;
+            }
+            BigInteger grid = FullAt.grid(now, p);
+            BigInteger capacity = BigInteger.valueOf(p.capacityMilli());
+            long balance = guess == null ? p.capacityMilli() : Math.min(guess.balanceMilli(limit.name()),
+                    p.capacityMilli());
+            BigInteger bound = grid.add(capacity.shiftLeft(1)).subtract(BigInteger.valueOf(balance));
+            String fullAt = e.name(ItemCodec.FULL_AT + limit.name());
+            onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= "
+                    + e.value(ItemCodec.number(bound)) + ")");
+            long amount = Math.max(0, debit.amountsMilli().getOrDefault(limit.name(), 0L));
+            until = Math.max(until, BucketMath.saturatedAdd(now,
+                    creditMillis(bound.add(BigInteger.valueOf(amount)).subtract(grid), p)));
+        }
+        set.add(e.name(ItemCodec.TTL) + " = " + e.value(ItemCodec.number(ttl(debit.limits(), until, now))));
+    }
+
+    /** Milliseconds a dripping limit takes to credit {@code milli} milli-tokens, saturating far in the future. */
+    private static long creditMillis(BigInteger milli, Limits.Parameters p) {
+        if (milli.signum() <= 0) {
+            return 0;
+        }
+        BigInteger[] qr = milli.multiply(BigInteger.valueOf(p.refillPeriodMillis()))
+                .divideAndRemainder(BigInteger.valueOf(p.refillAmountMilli()));
+        BigInteger millis = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
+        return millis.bitLength() < 62 ? millis.longValue() : Long.MAX_VALUE / 4;
     }
 
     /**
@@ -561,9 +615,24 @@ final class BucketItems {
             });
         }
         if (debit.defaultDerived()) {
-            item.put(ItemCodec.TTL, ItemCodec.number(ttl(debit.kept(), deadline, now)));
+            item.put(ItemCodec.TTL, ItemCodec.number(ttl(debit.kept(), fullAgain(debit.kept(), state, deadline), now)));
         }
         return item;
+    }
+
+    /** The later of {@code deadline} and the instant every dripping limit of {@code state} is full again. */
+    private static long fullAgain(List<Limit> limits, BucketState state, long deadline) {
+        long until = deadline;
+        long at = state.lastRefillMillis();
+        for (Limit limit : limits) {
+            Limits.Parameters p = Limits.parametersAt(limit, at);
+            LimitState s = state.limits().get(limit.name());
+            if (s != null && p.drips() && !limit.isConcurrency() && s.balanceMilli() < p.capacityMilli()) {
+                BigInteger lacking = BigInteger.valueOf(p.capacityMilli()).subtract(BigInteger.valueOf(s.balanceMilli()));
+                until = Math.max(until, BucketMath.saturatedAdd(at, creditMillis(lacking, p)));
+            }
+        }
+        return until;
     }
 
     /** When (epoch seconds) an idle default-derived bucket may expire: it is surely full again by then. */

@@ -87,6 +87,7 @@ final class BucketWrites {
             if (!known.claimProbe(debit, k, now)) {
                 return new Outcome(false, k.learned(debit.limits(), now));
             }
+            now = estimate.lastRefillMillis();         // not before the last write this process knows of
         }
         UpdateItemRequest request = BucketItems.consumes(debit)
                 ? items.update(debit, now, stamp, estimate, false) : null;
@@ -111,8 +112,7 @@ final class BucketWrites {
 
     private Outcome admitted(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
         items.saw(debit.key(), response.attributes());
-        BucketState state = Holds.capped(ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now),
-                response.attributes(), debit.limits(), now);
+        BucketState state = BucketItems.decoded(response.attributes(), debit.limits(), now);
         known.learnAdmitted(debit, stamp, state, now);
         return new Outcome(true, state);
     }
@@ -137,22 +137,23 @@ final class BucketWrites {
             }
             items.saw(debit.key(), item);
             BucketState state = BucketItems.current(item, debit, now);
+            long at = state.lastRefillMillis();           // a clock behind the last write counts from that write
             if (!debit.countOnly() && !state.admits(debit.limits(), debit.amountsMilli())) {
                 if (debit.overridden()) {
                     known.forget(debit.key());        // the state seen through an override is not the bucket's
                 } else {
-                    known.learnRefusal(debit, stamp, state, now, expected);
+                    known.learnRefusal(debit, stamp, state, at, expected);
                 }
                 return new Outcome(false, state);
             }
-            if (BucketItems.needsRewrite(item, debit, stamp, now, false)) {
+            if (BucketItems.needsRewrite(item, debit, stamp, at, false)) {
                 BucketState next = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(),
                         debit.leaseId());
                 BucketState kept = state.debitedKept(debit.limits(), debit.kept(), debit.amountsMilli(),
                         debit.countOnly(), debit.leaseId());
                 try {
-                    putBucket(debit, kept, stamp, now, item, null);
-                    known.learn(debit.key(), stamp, kept, now, 0);
+                    putBucket(debit, kept, stamp, at, item, null);
+                    known.learn(debit.key(), stamp, kept, at, 0);
                     return new Outcome(true, next);
                 } catch (ConditionalCheckFailedException lost) {
                     item = BucketItems.UNKNOWN;
@@ -160,7 +161,7 @@ final class BucketWrites {
                 }
             }
             try {
-                return admitted(debit, stamp, now, client.updateItem(items.update(debit, now, stamp, state, false)));
+                return admitted(debit, stamp, at, client.updateItem(items.update(debit, at, stamp, state, false)));
             } catch (ConditionalCheckFailedException lost) {
                 item = BucketItems.returned(lost);
             }
@@ -201,6 +202,7 @@ final class BucketWrites {
         Boolean full = null;
         long want = wanted;
         if (guess != null) {
+            now = guess.lastRefillMillis();               // not before the last write this process knows of
             want = wholeTokens(Math.min(want, guess.balanceMilli(limit.name()) + returned - amount));
         }
         long started = System.nanoTime();
@@ -228,8 +230,11 @@ final class BucketWrites {
                     return new Exchanged(false, 0, BucketItems.current(item, debit, now), null, 0, true);
                 }
                 if (item != null && BucketItems.needsRewrite(item, debit, stamp, now, false)) {
-                    BucketState refreshed = BucketItems.current(item, debit, now);
-                    var put = items.put(debit, refreshed, stamp, now, item, null);
+                    // the rewrite settles this process's own hold first, so that what it handed out is spent under
+                    // the parameters it was taken under and what it kept is not held past a change
+                    Map<String, AttributeValue> settled = Holds.settled(item, limit.name(), process, used, returned);
+                    BucketState refreshed = BucketItems.current(settled, debit, now);
+                    var put = items.put(debit, refreshed, stamp, refreshed.lastRefillMillis(), settled, null);
                     try {
                         client.putItem(put);
                         item = put.item();
@@ -237,8 +242,13 @@ final class BucketWrites {
                         item = BucketItems.UNKNOWN;
                         continue;
                     }
+                    oldEntry = Holds.entry(item, limit.name(), process);
+                    oldAmount = oldEntry == null ? 0 : Holds.Hold.parse(oldEntry).amount();
+                    used = 0;
+                    returned = 0;
                 }
                 guess = BucketItems.current(item, debit, now);
+                now = guess.lastRefillMillis();               // a clock behind the last write counts from it
                 long available = guess.balanceMilli(limit.name());
                 if (available + returned < amount) {
                     known.learnRefusal(debit, stamp, guess, now, false);
@@ -258,8 +268,7 @@ final class BucketWrites {
             try {
                 UpdateItemResponse response = client.updateItem(request);
                 items.saw(debit.key(), response.attributes());
-                BucketState state = Holds.capped(ItemCodec.bucket(response.attributes(), now)
-                        .refilled(debit.limits(), now), response.attributes(), debit.limits(), now);
+                BucketState state = BucketItems.decoded(response.attributes(), debit.limits(), now);
                 known.learn(debit.key(), stamp, state, now, 0);
                 if (Holds.droppable(response.attributes(), debit.limits(), now)) {
                     dropSpentHolds(debit, stamp, now, response.attributes());
@@ -404,9 +413,11 @@ final class BucketWrites {
         BucketDebit debit = given.shared();
         String stamp = items.stamp(debit.limits());
         BucketState guess = known.estimate(debit, stamp, now);
+        long guessedAt = guess == null ? now : guess.lastRefillMillis();
         Map<String, AttributeValue> item;
         try {
-            corrected(debit, stamp, now, client.updateItem(items.update(debit, now, stamp, guess, true, marker)));
+            corrected(debit, stamp, guessedAt, client.updateItem(items.update(debit, guessedAt, stamp, guess, true,
+                    marker)));
             return;
         } catch (ConditionalCheckFailedException e) {
             item = BucketItems.returned(e);
@@ -425,12 +436,13 @@ final class BucketWrites {
             }
             items.saw(debit.key(), item);
             BucketState state = BucketItems.current(item, debit, now);
-            if (BucketItems.needsRewrite(item, debit, stamp, now, true)) {
+            long at = state.lastRefillMillis();
+            if (BucketItems.needsRewrite(item, debit, stamp, at, true)) {
                 BucketState next = state.adjusted(debit.limits(), debit.amountsMilli(), debit.countOnly(),
                         debit.leaseId());
                 try {
-                    putBucket(debit, next, stamp, now, item, marker);
-                    known.learn(debit.key(), stamp, next, now, 0);
+                    putBucket(debit, next, stamp, at, item, marker);
+                    known.learn(debit.key(), stamp, next, at, 0);
                     return;
                 } catch (ConditionalCheckFailedException lost) {
                     item = BucketItems.UNKNOWN;
@@ -438,7 +450,7 @@ final class BucketWrites {
                 }
             }
             try {
-                corrected(debit, stamp, now, client.updateItem(items.update(debit, now, stamp, state, true, marker)));
+                corrected(debit, stamp, at, client.updateItem(items.update(debit, at, stamp, state, true, marker)));
                 return;
             } catch (ConditionalCheckFailedException lost) {
                 item = BucketItems.returned(lost);
@@ -449,8 +461,7 @@ final class BucketWrites {
 
     private void corrected(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
         items.saw(debit.key(), response.attributes());
-        BucketState state = Holds.capped(ItemCodec.bucket(response.attributes(), now).refilled(debit.limits(), now),
-                response.attributes(), debit.limits(), now);
+        BucketState state = BucketItems.decoded(response.attributes(), debit.limits(), now);
         known.learn(debit.key(), stamp, state, now, 0);
     }
 }

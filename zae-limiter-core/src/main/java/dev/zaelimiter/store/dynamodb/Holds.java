@@ -3,6 +3,7 @@ package dev.zaelimiter.store.dynamodb;
 import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.internal.algorithm.FullAt;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.LimitState;
@@ -125,14 +126,12 @@ final class Holds {
     static BucketState capped(BucketState state, Map<String, AttributeValue> item, List<Limit> limits, long now) {
         Map<String, LimitState> capped = null;
         for (Limit limit : limits) {
-            AttributeValue held = item.get(ItemCodec.HELD + limit.name());
-            AttributeValue fullAt = item.get(ItemCodec.FULL_AT + limit.name());
             LimitState s = state.limits().get(limit.name());
-            if (!limit.localReservations() || held == null || fullAt == null || s == null) {
+            if (!limit.localReservations() || !item.containsKey(ItemCodec.HELD + limit.name())
+                    || !item.containsKey(ItemCodec.FULL_AT + limit.name()) || s == null) {
                 continue;
             }
-            long exact = available(ItemCodec.bigOf(fullAt), ItemCodec.bigOf(held), now,
-                    Limits.parametersAt(limit, now));
+            long exact = available(item, limit, now);
             if (exact < s.balanceMilli()) {
                 if (capped == null) {
                     capped = new HashMap<>(state.limits());
@@ -142,6 +141,64 @@ final class Holds {
             }
         }
         return capped == null ? state : new BucketState(state.lastRefillMillis(), capped);
+    }
+
+    /**
+     * What others can take of {@code limit} at {@code now} (not before the item's last write). Under the parameters
+     * the item is stored in, that is {@link #available(BigInteger, BigInteger, long, Limits.Parameters)}; under
+     * others (a configuration or schedule change since), the whole bucket as it was at the last write is refilled
+     * since then at the rate in force, up to the capacity in force, and the held total is taken from it: a lowered
+     * capacity binds on held tokens at once.
+     */
+    static long available(Map<String, AttributeValue> item, Limit limit, long now) {
+        String name = limit.name();
+        BigInteger fullAt = ItemCodec.bigOf(item.get(ItemCodec.FULL_AT + name));
+        BigInteger held = ItemCodec.bigOf(item.get(ItemCodec.HELD + name));
+        Limits.Parameters stored = ItemCodec.parameters(item.get(ItemCodec.PARAMETERS + name),
+                ItemCodec.PARAMETERS + name);
+        long written = ItemCodec.lastWrite(item);
+        long at = Math.max(now, written);
+        Limits.Parameters p = Limits.parametersAt(limit, at);
+        if (p.equals(stored)) {
+            return available(fullAt, held, at, p);
+        }
+        long whole = BucketMath.refill(FullAt.balance(fullAt, written, stored), p.capacityMilli(),
+                p.refillAmountMilli(), p.refillPeriodMillis(), written, at);
+        BigInteger available = BigInteger.valueOf(whole).subtract(held);
+        if (available.bitLength() > 63) {
+            return available.signum() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return available.longValue();
+    }
+
+    /**
+     * A copy of {@code item} in which {@code process} has retired {@code used} milli-tokens of its hold of
+     * {@code limit} (spent: the whole bucket loses them, from its last write on) and returned {@code returned}
+     * unused ones; its hold entry keeps the rest, or goes. {@code item} itself when the process holds nothing.
+     */
+    static Map<String, AttributeValue> settled(Map<String, AttributeValue> item, String limit, String process,
+            long used, long returned) {
+        String attribute = attribute(limit, process);
+        AttributeValue entry = item.get(attribute);
+        AttributeValue fullAt = item.get(ItemCodec.FULL_AT + limit);
+        if (entry == null || entry.s() == null || fullAt == null || used + returned == 0) {
+            return item;
+        }
+        Hold hold = Hold.parse(entry.s());
+        Limits.Parameters stored = ItemCodec.parameters(item.get(ItemCodec.PARAMETERS + limit),
+                ItemCodec.PARAMETERS + limit);
+        Map<String, AttributeValue> copy = new HashMap<>(item);
+        BigInteger point = ItemCodec.bigOf(fullAt).max(FullAt.grid(ItemCodec.lastWrite(item), stored))
+                .add(BigInteger.valueOf(used));
+        long left = hold.amount() - used - returned;
+        copy.put(ItemCodec.FULL_AT + limit, ItemCodec.number(point));
+        copy.put(ItemCodec.HELD + limit, ItemCodec.number(held(item, limit) - used - returned));
+        if (left > 0) {
+            copy.put(attribute, AttributeValue.fromS(new Hold(left, hold.expiry()).value()));
+        } else {
+            copy.remove(attribute);
+        }
+        return copy;
     }
 
     /**

@@ -234,15 +234,15 @@ final class ItemCodec {
     }
 
     /**
-     * The bucket in {@code item} as the algorithm sees it. A dripping limit is stored as the grid point at which it
-     * is full ({@link FullAt}) with the parameters that grid uses; it is turned into a balance at {@code now} while
-     * the item's deadline has not passed (the parameters are still those in force), and at the item's last refill
-     * otherwise, so that refilling across a parameter change follows the same rule as a stored balance would.
+     * The bucket in {@code item} as the algorithm sees it, at the instant of its last write ({@code lr}, which every
+     * write sets): a dripping limit is stored as the grid point at which it is full ({@link FullAt}) with the
+     * parameters that grid uses, and is turned into the balance it had then. Refilling that state to a later instant
+     * under the limits in force then follows the same rule as a stored balance would: unchanged parameters give the
+     * balance the full-at point gives, changed ones refill the whole time since the last write at the new rate, and
+     * an earlier instant (a clock behind the last write) refills nothing.
      */
-    static BucketState bucket(Map<String, AttributeValue> item, long now) {
-        long deadline = item.get(DEADLINE) != null && item.get(DEADLINE).n() != null
-                ? longOf(item.get(DEADLINE)) : Long.MIN_VALUE;
-        long at = now < deadline ? now : item.containsKey(LAST_REFILL) ? longOf(item.get(LAST_REFILL)) : 0;
+    static BucketState bucket(Map<String, AttributeValue> item) {
+        long at = lastWrite(item);
         Map<String, Long> balances = new HashMap<>();
         Map<String, Long> consumed = new HashMap<>();
         Map<String, Long> windows = new HashMap<>();
@@ -277,6 +277,11 @@ final class ItemCodec {
                     holders.getOrDefault(e.getKey(), Map.of())));
         }
         return new BucketState(at, states);
+    }
+
+    /** The instant of the item's last write. */
+    static long lastWrite(Map<String, AttributeValue> item) {
+        return item.containsKey(LAST_REFILL) ? longOf(item.get(LAST_REFILL)) : 0;
     }
 
     /**
@@ -322,7 +327,7 @@ final class ItemCodec {
         return AttributeValue.fromS(p.capacityMilli() + ":" + p.refillAmountMilli() + ":" + p.refillPeriodMillis());
     }
 
-    private static Limits.Parameters parameters(AttributeValue value, String attribute) {
+    static Limits.Parameters parameters(AttributeValue value, String attribute) {
         String[] parts = value == null || value.s() == null ? new String[0] : value.s().split(":");
         try {
             if (parts.length == 3) {

@@ -45,7 +45,10 @@ final class LocalReservations {
     /** A batch covers about this much of the demand this process sees. */
     static final long BATCH_MILLIS = 50;
 
-    /** After the bucket could not give a whole batch, calls are refused locally this long before asking again. */
+    /**
+     * After the bucket could not give what a write asked for, calls are refused locally until it will have refilled
+     * that much, as the write's answer shows it: at least this long, and at most {@link #HOLD_MILLIS}.
+     */
     static final long PACE_MILLIS = 20;
 
     /** The window over which this process measures its demand on a pool. */
@@ -86,6 +89,8 @@ final class LocalReservations {
         boolean exchanging;
         /** Unmapped by the sweep: a call that finds it so takes the pool now mapped under its key. */
         boolean evicted;
+        /** Holds tokens taken under a configuration no longer in force: they are given back, never handed out. */
+        boolean stale;
         long waiting;
         long shortUntil;
         long windowStart;
@@ -173,13 +178,18 @@ final class LocalReservations {
             if (pool.evicted) {
                 return acquire(debit, limit, now);
             }
+            if (pool.limit != null && !pool.limit.equals(limit)) {
+                pool.stale = true;
+                pool.grown = 0;
+                pool.shortUntil = 0;
+            }
             pool.debit = debit;
             pool.limit = limit;
             now = Math.max(now, clock.millis());           // a stalled caller must not serve from a hold past its margin
             pool.record(amount, now);
             long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
             while (true) {
-                if (pool.usable(now) && pool.unused >= amount) {
+                if (!pool.stale && pool.usable(now) && pool.unused >= amount) {
                     pool.unused -= amount;
                     pool.handed += amount;
                     prefetchIfLow(pool, amount, now);
@@ -213,7 +223,7 @@ final class LocalReservations {
                 pool.grown = Math.min(cap, Math.max(2 * pool.grown, 2 * amount));
             }
             used = pool.handed;
-            returned = pool.usable(now) ? 0 : pool.unused;
+            returned = pool.usable(now) && !pool.stale ? 0 : pool.unused;
             pool.unused -= returned;
             wanted = Math.max(0, pool.batch(amount, now) - pool.unused) + pool.waiting;
             pool.exchanging = true;
@@ -225,18 +235,22 @@ final class LocalReservations {
                     now + HOLD_MILLIS, now);
             return new BucketWrites.Outcome(result.admitted(), result.state());
         } finally {
-            settle(pool, result, used, returned, wanted, now, started);
+            settle(pool, result, amount, used, returned, wanted, now, started);
         }
     }
 
-    /** Takes what an exchange did into the pool, and wakes the calls waiting for it. */
-    private void settle(Pool pool, BucketWrites.Exchanged result, long used, long returned, long wanted, long now,
-            long startedNanos) {
+    /**
+     * Takes what an exchange did into the pool, and wakes the calls waiting for it; a write that got less than the
+     * call's {@code amount} and the {@code wanted} batch leaves the pool refusing locally until the bucket refills.
+     */
+    private void settle(Pool pool, BucketWrites.Exchanged result, long amount, long used, long returned, long wanted,
+            long now, long startedNanos) {
         synchronized (pool) {
             long took = System.nanoTime() - startedNanos;
             pool.writeNanos = pool.writeNanos == 0 ? took : (pool.writeNanos * 3 + took) / 4;
             pool.exchanging = false;
             pool.notifyAll();
+            pool.stale = pool.stale && result != null && !result.admitted() && !result.lost();
             if (result == null) {
                 // the write's outcome is unknown: nothing held before may be handed out, and the next write reads
                 pool.entry = BucketWrites.UNKNOWN_ENTRY;
@@ -253,7 +267,7 @@ final class LocalReservations {
                 if (!result.lost()) {
                     pool.unused += returned;
                 }
-                pool.shortUntil = now + PACE_MILLIS;
+                pool.shortUntil = now + refillWait(pool.limit, result.state(), amount + wanted);
                 pool.entry = result.entry();
                 pool.entryAmount = result.entryAmount();
                 if (result.lost()) {
@@ -272,9 +286,20 @@ final class LocalReservations {
             pool.entryAmount = result.entryAmount();
             pool.expiry = result.entry() == null ? 0 : now + HOLD_MILLIS;
             if (result.taken() < wanted) {
-                pool.shortUntil = now + PACE_MILLIS;
+                pool.shortUntil = now + refillWait(pool.limit, result.state(), wanted);
             }
         }
+    }
+
+    /**
+     * How long until the bucket, as {@code state} shows it to this process, has {@code need} milli-tokens again
+     * (never more than its capacity): from {@link #PACE_MILLIS} to {@link #HOLD_MILLIS}, since other processes'
+     * holds, which the refill does not see, come back within one hold's life.
+     */
+    private static long refillWait(Limit limit, BucketState state, long need) {
+        long capacity = Limits.parametersAt(limit, state.lastRefillMillis()).capacityMilli();
+        long wait = state.retryAfterMillis(limit, Math.min(need, capacity));
+        return Math.max(PACE_MILLIS, Math.min(wait, HOLD_MILLIS));
     }
 
     /**
@@ -312,7 +337,7 @@ final class LocalReservations {
             } catch (RuntimeException e) {
                 log.debug("background reservation for {} failed: {}", pool.debit.key(), e.toString());
             } finally {
-                settle(pool, result, used, returned, wanted, at, started);
+                settle(pool, result, 0, used, returned, wanted, at, started);
             }
         };
         try {
@@ -361,7 +386,7 @@ final class LocalReservations {
             } catch (RuntimeException e) {
                 log.debug("returning reserved tokens of {} failed: {}", pool.debit.key(), e.toString());
             } finally {
-                settle(pool, result, used, returned, 0, now, started);
+                settle(pool, result, 0, used, returned, 0, now, started);
             }
         }
     }

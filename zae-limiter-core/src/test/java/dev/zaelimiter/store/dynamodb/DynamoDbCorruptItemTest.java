@@ -144,15 +144,12 @@ class DynamoDbCorruptItemTest {
         allowed.rollback();
     }
 
-    /** The instant of the last whole write is read only once the deadline has passed, to refill from it. */
+    /** Every read refills from the instant of the last write. */
     @Test
-    void aDamagedLastRefillIsACorruptStateOnceTheDeadlinePassed() {
+    void aDamagedLastWriteIsACorruptStateWhenTheBucketIsRead() {
         damageBucket("lr", AttributeValue.fromS("twelve"));
-        block.acquire(USER, RESOURCE, Map.of("rpm", 1L)).close();
-        clock.advance(java.time.Duration.ofMinutes(2));
 
-        assertThatThrownBy(() -> block.acquire(USER, RESOURCE, Map.of("rpm", 1L)))
-                .isInstanceOf(CorruptStateException.class);
+        assertThatThrownBy(() -> block.available(USER, RESOURCE)).isInstanceOf(CorruptStateException.class);
         block.admin().resetBucket(USER, RESOURCE);
         assertThat(block.acquire(USER, RESOURCE, Map.of("rpm", 1L)).statuses()).singleElement()
                 .satisfies(s -> assertThat(s.available()).isEqualTo(9));

@@ -330,6 +330,25 @@ class DynamoDbLocalReservationsTest {
         assertThat(limiters.get(1).available("tenant-0", "api")).containsEntry("r", 99L);
     }
 
+    @Test
+    void aProcessThatFoundTheBucketShortWaitsUntilItRefillsWhatItAskedFor() {
+        RateLimiter limiter = limiters.get(0);
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perSecond("r", 100).withLocalReservations()));
+        int admitted = 0;
+        for (int i = 0; i < 200; i++) {
+            admitted += limiter.tryAcquire("tenant", "api", Map.of("r", 1L)).admitted() ? 1 : 0;
+        }
+        assertThat(admitted).isEqualTo(100);
+        counter.reset();
+        for (int step = 0; step < 10; step++) {
+            clock.advance(Duration.ofMillis(10));                 // one token comes back every 10 ms
+            limiter.tryAcquire("tenant", "api", Map.of("r", 1L));
+        }
+        assertThat(counter.total()).as("requests while the bucket refills less than a batch").isZero();
+        clock.advance(Duration.ofMillis(300));
+        assertThat(limiter.tryAcquire("tenant", "api", Map.of("r", 1L)).admitted()).isTrue();
+    }
+
     private void admitOrNot(RateLimiter limiter, List<Admission> admissions) {
         try (Lease lease = limiter.acquire("tenant", "api", Map.of("r", 1L))) {
             admissions.add(new Admission(clock.millis(), 1));

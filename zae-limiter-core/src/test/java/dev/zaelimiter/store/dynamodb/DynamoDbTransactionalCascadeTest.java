@@ -174,9 +174,9 @@ class DynamoDbTransactionalCascadeTest {
             assertThat(item.put().conditionExpression()).isEqualTo("#v = :v");
             assertThat(item.put().expressionAttributeValues().get(":v").n()).isEqualTo("7");
         });
-        assertThat(ItemCodec.bucket(puts.get(0).put().item(), clock.millis()).balanceMilli("rpm"))
+        assertThat(ItemCodec.bucket(puts.get(0).put().item()).balanceMilli("rpm"))
                 .as("30 s of refill at 10/min, minus 1").isEqualTo(4000);
-        assertThat(ItemCodec.bucket(puts.get(1).put().item(), clock.millis()).balanceMilli("rpm")).isEqualTo(9000);
+        assertThat(ItemCodec.bucket(puts.get(1).put().item()).balanceMilli("rpm")).isEqualTo(9000);
     }
 
     @Test
