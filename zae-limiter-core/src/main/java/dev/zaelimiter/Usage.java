@@ -37,7 +37,6 @@ public record Usage(String entityId, String resource, String limitName, Instant 
         map.put("refused", refused);
         map.put("overdrawn", overdrawn);
         map.put("bypassed", bypassed);
-        map.put("degraded", degraded);
         return map;
     }
 }
