@@ -65,7 +65,7 @@ import static org.assertj.core.api.Assertions.fail;
  * </ul>
  *
  * <p>{@value #HISTORIES} sets how many histories run (CI default {@value #CI_HISTORIES}), {@value #FIRST_SEED} the
- * first seed, {@value #SEED} replays one seed, {@value #THREADS} how many histories run at once (2); the first
+ * first seed, {@value #SEED} replays seeds (a comma-separated list), {@value #THREADS} how many histories run at once (2); the first
  * {@value #SHRINK} failing histories (1) are printed with their seeds, shrunk by dropping steps while they still
  * fail the same way. The test fails with the first mismatching seed and lists every distinct kind
  * of mismatch the run found.
@@ -794,7 +794,9 @@ class DifferentialHistoryTest {
     void bothStoresAgreeAcrossRandomHistories() throws Exception {
         String replay = System.getProperty(SEED);
         long firstSeed = Long.getLong(FIRST_SEED, 1);
-        int histories = replay != null ? 1 : Integer.getInteger(HISTORIES, CI_HISTORIES);
+        List<Long> replays = replay == null ? List.of()
+                : java.util.Arrays.stream(replay.split(",")).map(String::trim).map(Long::valueOf).toList();
+        int histories = replay != null ? replays.size() : Integer.getInteger(HISTORIES, CI_HISTORIES);
         int toShrink = Integer.getInteger(SHRINK, 1);
         Map<String, List<Long>> kinds = new LinkedHashMap<>();
         Map<String, List<Long>> shrunkKinds = new LinkedHashMap<>();
@@ -803,7 +805,7 @@ class DifferentialHistoryTest {
         ExecutorService threads = Executors.newFixedThreadPool(Integer.getInteger(THREADS, 2));
         List<Future<Outcome>> outcomes = new ArrayList<>();
         for (int h = 0; h < histories; h++) {
-            long seed = replay != null ? Long.parseLong(replay) : firstSeed + h;
+            long seed = replay != null ? replays.get(h) : firstSeed + h;
             outcomes.add(threads.submit(() -> run(seed, history(seed))));
         }
         threads.shutdown();
