@@ -64,7 +64,7 @@ import static org.assertj.core.api.Assertions.fail;
  *       refusals are not compared (local refusals are paced). Usage then counts admitted and refused calls
  *       differently, so only consumed tokens are compared.</li>
  *   <li>A lease taken before the limiter and its DynamoDB store were closed and reopened: settling it raises
- *       {@code StoreUnavailableException} on DynamoDB ({@code dynamodb.md} on the dynapi branch, "After close()");
+ *       {@code StoreUnavailableException} on DynamoDB (issue 23, item 10; {@code dynamodb.md}, "After close()");
  *       the in-memory store is the same store after a reopen, so the step runs on DynamoDB only.</li>
  * </ul>
  *
