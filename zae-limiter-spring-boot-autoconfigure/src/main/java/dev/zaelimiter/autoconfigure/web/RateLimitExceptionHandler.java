@@ -23,7 +23,8 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
  * Answers a refusal that reaches Spring MVC (from a {@code @RateLimited} method or a direct
  * {@link dev.zaelimiter.RateLimiter#acquire} in a controller) the way {@link RateLimitFilter} does: 429 with
  * {@code Retry-After}, the IETF {@code RateLimit-Policy}/{@code RateLimit} headers and a problem body listing the
- * violated limits; 422 for a request that can never fit; 403 for a disabled resource; 503 with {@code Retry-After}
+ * violated limits; 422 for a request that can never fit; 403 for a disabled resource; 400 when a
+ * {@code @RateLimited} entity expression gives no entity or an invalid one; 503 with {@code Retry-After}
  * when the store is unavailable under {@code on-unavailable=block}; 500 when the resource has no limits at all. The bodies are Spring
  * {@link ProblemDetail}s built by {@link RateLimitProblems}, so Spring MVC writes them with the application's message
  * converters and fills {@code instance} as for its own problems. Ordered last, so that an application's own handler
