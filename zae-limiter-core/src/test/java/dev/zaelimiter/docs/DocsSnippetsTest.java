@@ -64,14 +64,14 @@ class DocsSnippetsTest {
 
     /**
      * {@code DocsExamplesTest.java} and every other {@code *DocsExamplesTest.java} of this package, in this module and
-     * in every other module of the repository ({@code *}{@code /src/test/java/dev/zaelimiter/docs/}), by path.
+     * in every other module of the repository ({@code *}{@code /src/test*}{@code /java/dev/zaelimiter/docs/}, the
+     * Spring Boot lines' own test sources included), by path.
      */
     static List<Path> examplesSources() {
         List<Path> sources = new ArrayList<>();
         try (Stream<Path> modules = Files.list(moduleDir().resolve("..").normalize())) {
             for (Path module : modules.filter(Files::isDirectory).sorted().toList()) {
-                Path dir = module.resolve("src/test/java/dev/zaelimiter/docs");
-                if (Files.isDirectory(dir)) {
+                for (Path dir : testSourceDirs(module)) {
                     try (Stream<Path> files = Files.list(dir)) {
                         files.filter(p -> p.getFileName().toString().endsWith("DocsExamplesTest.java")).sorted()
                                 .forEach(sources::add);
@@ -82,6 +82,18 @@ class DocsSnippetsTest {
             throw new UncheckedIOException(e);
         }
         return sources;
+    }
+
+    /** The docs example directories of {@code module}: its test sources and each Spring Boot line's. */
+    private static List<Path> testSourceDirs(Path module) throws IOException {
+        Path src = module.resolve("src");
+        if (!Files.isDirectory(src)) {
+            return List.of();
+        }
+        try (Stream<Path> dirs = Files.list(src)) {
+            return dirs.filter(d -> d.getFileName().toString().startsWith("test"))
+                    .map(d -> d.resolve("java/dev/zaelimiter/docs")).filter(Files::isDirectory).sorted().toList();
+        }
     }
 
     static List<String> lines(Path file) {

@@ -6,7 +6,6 @@ import dev.zaelimiter.autoconfigure.ZaeLimiterProperties;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -14,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * Auto-configuration of the {@link RateLimitsEndpoint} (when the {@code ratelimits} endpoint is available, that
@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(after = ZaeLimiterAutoConfiguration.class)
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(RateLimiter.class)
+@Import(ZaeLimiterHealthConfiguration.class)
 public class ZaeLimiterActuatorAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
@@ -37,18 +38,6 @@ public class ZaeLimiterActuatorAutoConfiguration {
             ZaeLimiterProperties.EndpointWrites writes = properties.getIfAvailable(ZaeLimiterProperties::new)
                     .getEndpointWrites();
             return new RateLimitsEndpoint(rateLimiter, declarations.getIfAvailable(), writes);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnEnabledHealthIndicator("zaelimiter")
-    static class HealthIndicatorConfiguration {
-
-        @Bean
-        @ConditionalOnMissingBean(value = ZaeLimiterHealthIndicator.class,
-                name = {"zaeLimiterHealthIndicator", "zaeLimiterHealthContributor"})
-        public ZaeLimiterHealthIndicator zaeLimiterHealthIndicator(RateLimiter rateLimiter) {
-            return new ZaeLimiterHealthIndicator(rateLimiter);
         }
     }
 }

@@ -11,17 +11,20 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 
 /**
  * {@link OutboundRateLimits} for the targets of {@code zae.limiter.client.targets}, in an application with Spring's
- * HTTP client support and a {@link RateLimiter}, and {@link ReactiveOutboundRateLimits} when WebFlux is there too.
+ * HTTP client support and a {@link RateLimiter}, and {@link ReactiveOutboundRateLimits} when WebFlux is there too;
+ * {@link HttpServiceGroupGuards} for the HTTP service groups that targets name.
  */
 @AutoConfiguration(after = {ZaeLimiterAutoConfiguration.class, ZaeLimiterReactiveAutoConfiguration.class})
 @ConditionalOnClass(ClientHttpRequestInterceptor.class)
 @ConditionalOnBean(RateLimiter.class)
 @EnableConfigurationProperties(ZaeLimiterClientProperties.class)
+@Import(HttpServiceGroupGuards.class)
 public class ZaeLimiterClientAutoConfiguration {
 
     @Bean

@@ -53,6 +53,9 @@ public class ZaeLimiterClientProperties {
         /** The longest pause an upstream Retry-After may cause; a longer one is cut to it. */
         private Duration maxPause = OutboundTarget.DEFAULT_MAX_PAUSE;
 
+        /** HTTP service groups (Spring Boot 4's @ImportHttpServices) whose clients call through this target. */
+        private Set<String> groups = new LinkedHashSet<>();
+
         public String getResource() {
             return resource;
         }
@@ -115,6 +118,14 @@ public class ZaeLimiterClientProperties {
 
         public void setMaxPause(Duration maxPause) {
             this.maxPause = maxPause;
+        }
+
+        public Set<String> getGroups() {
+            return groups;
+        }
+
+        public void setGroups(Set<String> groups) {
+            this.groups = groups;
         }
     }
 

@@ -27,10 +27,14 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * that times the store the limiter uses (the store bean itself stays as it is). Needs a {@link MeterRegistry} bean, as Spring Boot's actuator provides; off with
  * {@code zae.limiter.metrics.enabled=false}.
  */
+// the meter registry's auto-configurations by their Spring Boot 3.5 names and by their Spring Boot 4 ones
 @AutoConfiguration(after = ZaeLimiterAutoConfiguration.class, afterName = {
         "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({MeterRegistry.class, RateLimiter.class})
 @ConditionalOnBooleanProperty(name = "zae.limiter.metrics.enabled", matchIfMissing = true)

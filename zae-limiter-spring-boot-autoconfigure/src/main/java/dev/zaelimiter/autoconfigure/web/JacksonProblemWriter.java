@@ -2,6 +2,7 @@ package dev.zaelimiter.autoconfigure.web;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.converter.json.ProblemDetailJacksonMixin;
 
@@ -9,8 +10,8 @@ import java.io.UncheckedIOException;
 import java.util.function.Function;
 
 /**
- * Writes a {@link ProblemDetail} with an {@link ObjectMapper}, normally the application's, so that the filter's
- * bodies look like the ones Spring MVC writes. Loaded only when Jackson is present.
+ * Writes a {@link ProblemDetail} with a Jackson 2 {@link ObjectMapper}, normally the application's, so that the
+ * filter's bodies look like the ones Spring writes. Loaded only when Jackson 2 is present.
  */
 final class JacksonProblemWriter implements Function<ProblemDetail, byte[]> {
 
@@ -32,7 +33,7 @@ final class JacksonProblemWriter implements Function<ProblemDetail, byte[]> {
     }
 
     /** A writer with the application's ObjectMapper when there is one, else a plain one. */
-    static JacksonProblemWriter of(org.springframework.beans.factory.BeanFactory beanFactory) {
+    static JacksonProblemWriter of(BeanFactory beanFactory) {
         return new JacksonProblemWriter(beanFactory.getBeanProvider(ObjectMapper.class).getIfAvailable(ObjectMapper::new));
     }
 }

@@ -19,7 +19,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.ServletRequestPathUtils;
 
@@ -67,7 +66,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
      */
     public RateLimitFilter(RateLimiter limiter, ZaeLimiterWebProperties properties) {
         this(limiter, properties, new RateLimitProblems(null, properties.getProblem().isIncludeDetails()),
-                defaultWriter());
+                ProblemWriters.standalone());
     }
 
     /**
@@ -90,15 +89,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
         long unavailableRetryAfter = RateLimitResponses.seconds(properties.getUnavailableRetryAfter());
         this.refusals = new RateLimitRefusals(Objects.requireNonNull(problems, "problems"), ietfHeaders,
                 unavailableRetryAfter);
-    }
-
-    private static Function<ProblemDetail, byte[]> defaultWriter() {
-        if (!ClassUtils.isPresent("com.fasterxml.jackson.databind.ObjectMapper", RateLimitFilter.class.getClassLoader())) {
-            throw new IllegalStateException("The zae-limiter servlet filter writes its problem+json bodies with"
-                    + " Jackson, which is not on the classpath; add com.fasterxml.jackson.core:jackson-databind (Spring"
-                    + " Boot's spring-boot-starter-web brings it) or pass a writer to the filter.");
-        }
-        return new JacksonProblemWriter(new com.fasterxml.jackson.databind.ObjectMapper());
     }
 
     /**

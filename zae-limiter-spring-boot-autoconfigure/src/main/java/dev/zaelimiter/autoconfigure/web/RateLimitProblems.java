@@ -32,6 +32,8 @@ public final class RateLimitProblems {
     /** The problem type draft-ietf-httpapi-ratelimit-headers defines for a request over its quota. */
     public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
 
+    private static final URI ABOUT_BLANK = URI.create("about:blank");
+
     /** Args: resource, policy names (comma separated), retry-after seconds. */
     public static final String CODE_QUOTA_EXCEEDED = "zae.limiter.problem.quota-exceeded";
     /** Args: resource, policy name, tokens available, tokens requested, retry-after seconds (include-details only). */
@@ -191,6 +193,8 @@ public final class RateLimitProblems {
 
     private static ProblemDetail problem(HttpStatus status, String title, String detail) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        // Spring Framework 7 leaves the default type out; written on both Spring Boot lines, the bodies stay the same
+        problem.setType(ABOUT_BLANK);
         problem.setTitle(title);
         return problem;
     }

@@ -10,13 +10,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.autoconfigure.web.servlet.ConditionalOnMissingFilterBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.util.ClassUtils;
+import org.springframework.core.env.Environment;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 
@@ -37,19 +36,14 @@ public class ZaeLimiterWebAutoConfiguration {
 
     /** The filter, registered for every path; its rules decide which requests it limits. */
     @Bean
-    @ConditionalOnMissingFilterBean(RateLimitFilter.class)
+    @ConditionalOnMissingRateLimitFilter
     public FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimiter rateLimiter,
             ZaeLimiterWebProperties properties, ObjectProvider<RateLimitProblems> problems,
-            ObjectProvider<MessageSource> messageSource, BeanFactory beanFactory) {
-        if (!ClassUtils.isPresent("com.fasterxml.jackson.databind.ObjectMapper", getClass().getClassLoader())) {
-            throw new IllegalStateException("zae.limiter.web.rules are declared, and the rate limit filter writes its"
-                    + " problem+json bodies with Jackson, which is not on the classpath: add"
-                    + " spring-boot-starter-json (spring-boot-starter-web brings it)");
-        }
+            ObjectProvider<MessageSource> messageSource, BeanFactory beanFactory, Environment environment) {
         RateLimitFilter filter = new RateLimitFilter(rateLimiter, properties,
                 problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
                         properties.getProblem().isIncludeDetails())),
-                JacksonProblemWriter.of(beanFactory));
+                ProblemWriters.servlet(beanFactory, environment));
         FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("rateLimitFilter");
         registration.setOrder(properties.getFilterOrder());

@@ -14,7 +14,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.util.ClassUtils;
+import org.springframework.core.env.Environment;
 import org.springframework.web.server.WebFilter;
 
 /**
@@ -37,15 +37,10 @@ public class ZaeLimiterWebFluxAutoConfiguration {
     @ConditionalOnMissingBean
     public ReactiveRateLimitFilter reactiveRateLimitFilter(ReactiveRateLimiter reactiveRateLimiter,
             ZaeLimiterWebProperties properties, ObjectProvider<RateLimitProblems> problems,
-            ObjectProvider<MessageSource> messageSource, BeanFactory beanFactory) {
-        if (!ClassUtils.isPresent("com.fasterxml.jackson.databind.ObjectMapper", getClass().getClassLoader())) {
-            throw new IllegalStateException("zae.limiter.web.rules are declared, and the rate limit filter writes its"
-                    + " problem+json bodies with Jackson, which is not on the classpath: add"
-                    + " spring-boot-starter-json (spring-boot-starter-webflux brings it)");
-        }
+            ObjectProvider<MessageSource> messageSource, BeanFactory beanFactory, Environment environment) {
         return new ReactiveRateLimitFilter(reactiveRateLimiter, properties,
                 problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
                         properties.getProblem().isIncludeDetails())),
-                JacksonProblemWriter.of(beanFactory));
+                ProblemWriters.reactive(beanFactory, environment));
     }
 }

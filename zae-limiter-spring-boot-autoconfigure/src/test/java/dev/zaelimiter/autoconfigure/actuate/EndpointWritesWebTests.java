@@ -1,18 +1,44 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
-import dev.zaelimiter.Limit;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaelimiter.AuditQuery;
 import dev.zaelimiter.DisabledMode;
-import org.springframework.http.HttpEntity;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
+import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.ImportActuatorWeb;
+import dev.zaelimiter.autoconfigure.ImportServletWebStack;
+import dev.zaelimiter.autoconfigure.LocalHttp;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.metrics.ZaeLimiterMetricsAutoConfiguration;
 import dev.zaelimiter.docs.DocsYaml;
 import dev.zaelimiter.testing.MutableClock;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.skyscreamer.jsonassert.JSONAssert;
+import org.skyscreamer.jsonassert.JSONCompareMode;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.http.HttpEntity;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestTemplate;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,41 +49,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Test;
-import org.skyscreamer.jsonassert.JSONAssert;
-import org.skyscreamer.jsonassert.JSONCompareMode;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.web.server.ManagementContextAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.web.servlet.ServletManagementContextAutoConfiguration;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
-import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.ServletWebServerFactoryAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
-import org.springframework.boot.env.YamlPropertySourceLoader;
-import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.client.TestRestTemplate;
-import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.EnumerablePropertySource;
-import org.springframework.core.env.PropertySource;
-import org.springframework.core.io.ByteArrayResource;
-import org.springframework.http.HttpMethod;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ResponseEntity;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -71,13 +63,9 @@ class EndpointWritesWebTests {
     private static final Path PAGE = Path.of("../docs/usage-and-audit.md");
 
     @SpringBootConfiguration
-    @ImportAutoConfiguration({ServletWebServerFactoryAutoConfiguration.class,
-            DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
-            HttpMessageConvertersAutoConfiguration.class, JacksonAutoConfiguration.class,
-            EndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class,
-            JacksonEndpointAutoConfiguration.class, ManagementContextAutoConfiguration.class,
-            ServletManagementContextAutoConfiguration.class,
-            ZaeLimiterAutoConfiguration.class, ZaeLimiterActuatorAutoConfiguration.class})
+    @ImportServletWebStack
+    @ImportActuatorWeb
+    @ImportAutoConfiguration({ZaeLimiterAutoConfiguration.class, ZaeLimiterActuatorAutoConfiguration.class})
     static class Application {
 
         @Bean
@@ -97,8 +85,15 @@ class EndpointWritesWebTests {
         }
     }
 
-    @Autowired
-    private TestRestTemplate http;
+    @LocalServerPort
+    private int port;
+
+    private RestTemplate http;
+
+    @BeforeEach
+    void connect() {
+        http = LocalHttp.to(port);
+    }
 
     @Autowired
     private RateLimiter limiter;

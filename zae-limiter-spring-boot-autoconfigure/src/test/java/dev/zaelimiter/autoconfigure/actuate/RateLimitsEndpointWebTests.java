@@ -3,34 +3,25 @@ package dev.zaelimiter.autoconfigure.actuate;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.ImportActuatorWeb;
+import dev.zaelimiter.autoconfigure.ImportHealth;
+import dev.zaelimiter.autoconfigure.ImportMeters;
+import dev.zaelimiter.autoconfigure.ImportServletWebStack;
+import dev.zaelimiter.autoconfigure.LocalHttp;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.metrics.ZaeLimiterMetricsAutoConfiguration;
 import dev.zaelimiter.testing.MutableClock;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.skyscreamer.jsonassert.JSONAssert;
 import org.skyscreamer.jsonassert.JSONCompareMode;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.web.server.ManagementContextAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.web.servlet.ServletManagementContextAutoConfiguration;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
-import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.ServletWebServerFactoryAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
 import org.springframework.boot.env.YamlPropertySourceLoader;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.PropertySource;
@@ -40,6 +31,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestTemplate;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -64,15 +56,11 @@ class RateLimitsEndpointWebTests {
     static final MutableClock CLOCK = new MutableClock(Instant.parse("2026-03-10T14:00:00Z"));
 
     @SpringBootConfiguration
-    @ImportAutoConfiguration({ServletWebServerFactoryAutoConfiguration.class,
-            DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
-            HttpMessageConvertersAutoConfiguration.class, JacksonAutoConfiguration.class,
-            EndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class,
-            JacksonEndpointAutoConfiguration.class, ManagementContextAutoConfiguration.class,
-            ServletManagementContextAutoConfiguration.class, HealthContributorAutoConfiguration.class,
-            HealthEndpointAutoConfiguration.class, MetricsAutoConfiguration.class,
-            SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
-            ZaeLimiterAutoConfiguration.class, ZaeLimiterActuatorAutoConfiguration.class,
+    @ImportServletWebStack
+    @ImportActuatorWeb
+    @ImportHealth
+    @ImportMeters
+    @ImportAutoConfiguration({ZaeLimiterAutoConfiguration.class, ZaeLimiterActuatorAutoConfiguration.class,
             ZaeLimiterMetricsAutoConfiguration.class})
     static class Application {
 
@@ -106,8 +94,15 @@ class RateLimitsEndpointWebTests {
         }
     }
 
-    @Autowired
-    private TestRestTemplate http;
+    @LocalServerPort
+    private int port;
+
+    private RestTemplate http;
+
+    @BeforeEach
+    void connect() {
+        http = LocalHttp.to(port);
+    }
 
     @Autowired
     private RateLimiter limiter;

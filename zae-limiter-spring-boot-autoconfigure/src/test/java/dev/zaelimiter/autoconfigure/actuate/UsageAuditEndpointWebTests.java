@@ -1,48 +1,27 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.ImportActuatorWeb;
+import dev.zaelimiter.autoconfigure.ImportServletWebStack;
+import dev.zaelimiter.autoconfigure.LocalHttp;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.metrics.ZaeLimiterMetricsAutoConfiguration;
 import dev.zaelimiter.docs.DocsYaml;
 import dev.zaelimiter.testing.MutableClock;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.skyscreamer.jsonassert.JSONAssert;
 import org.skyscreamer.jsonassert.JSONCompareMode;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.web.server.ManagementContextAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.web.servlet.ServletManagementContextAutoConfiguration;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
-import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.ServletWebServerFactoryAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.client.TestRestTemplate;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
@@ -53,6 +32,19 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestTemplate;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -66,13 +58,9 @@ class UsageAuditEndpointWebTests {
     private static final Path PAGE = Path.of("../docs/usage-and-audit.md");
 
     @SpringBootConfiguration
-    @ImportAutoConfiguration({ServletWebServerFactoryAutoConfiguration.class,
-            DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
-            HttpMessageConvertersAutoConfiguration.class, JacksonAutoConfiguration.class,
-            EndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class,
-            JacksonEndpointAutoConfiguration.class, ManagementContextAutoConfiguration.class,
-            ServletManagementContextAutoConfiguration.class,
-            ZaeLimiterAutoConfiguration.class, ZaeLimiterActuatorAutoConfiguration.class})
+    @ImportServletWebStack
+    @ImportActuatorWeb
+    @ImportAutoConfiguration({ZaeLimiterAutoConfiguration.class, ZaeLimiterActuatorAutoConfiguration.class})
     static class Application {
 
         @Bean
@@ -101,8 +89,15 @@ class UsageAuditEndpointWebTests {
         }
     }
 
-    @Autowired
-    private TestRestTemplate http;
+    @LocalServerPort
+    private int port;
+
+    private RestTemplate http;
+
+    @BeforeEach
+    void connect() {
+        http = LocalHttp.to(port);
+    }
 
     @Autowired
     private RateLimiter limiter;

@@ -1,17 +1,13 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.ImportHealth;
+import dev.zaelimiter.autoconfigure.ImportedAutoConfigurations;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
-import org.springframework.boot.actuate.health.HealthContributorRegistry;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.actuate.health.Health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -79,7 +75,7 @@ class ZaeLimiterActuatorAutoConfigurationTests {
 
     @Test
     void backsOffWhenTheApplicationDefinesTheHealthIndicator() {
-        runner.withBean("zaeLimiterHealthIndicator", HealthIndicator.class, () -> () -> Health.up().build())
+        HealthReading.withOwnIndicator(runner, "zaeLimiterHealthIndicator")
                 .run(context -> assertThat(context).doesNotHaveBean(ZaeLimiterHealthIndicator.class));
         runner.withBean("myIndicator", ZaeLimiterHealthIndicator.class,
                         () -> new ZaeLimiterHealthIndicator(RateLimiter.builder().build()))
@@ -121,13 +117,11 @@ class ZaeLimiterActuatorAutoConfigurationTests {
 
     @Test
     void contributesToTheHealthEndpointAsZaeLimiter() {
-        runner.withConfiguration(AutoConfigurations.of(HealthContributorAutoConfiguration.class,
-                        HealthEndpointAutoConfiguration.class))
+        runner.withConfiguration(ImportedAutoConfigurations.of(ImportHealth.class))
                 .run(context -> {
-                    HealthIndicator indicator = (HealthIndicator) context.getBean(HealthContributorRegistry.class)
-                            .getContributor("zaeLimiter");
+                    Object indicator = HealthReading.contributor(context, "zaeLimiter");
                     assertThat(indicator).isInstanceOf(ZaeLimiterHealthIndicator.class);
-                    assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+                    assertThat(HealthReading.of(indicator).status()).isEqualTo("UP");
                 });
     }
 }

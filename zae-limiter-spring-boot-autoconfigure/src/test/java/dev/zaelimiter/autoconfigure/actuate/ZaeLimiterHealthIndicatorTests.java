@@ -5,13 +5,11 @@ import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.metrics.MeteredLimiterStore;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.memory.InMemoryStore;
 import dev.zaelimiter.testing.MutableClock;
 import dev.zaelimiter.testing.SwitchableStore;
-import dev.zaelimiter.store.memory.InMemoryStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -31,9 +29,9 @@ class ZaeLimiterHealthIndicatorTests {
     @Test
     void upWhenTheStoreAnswers() {
         runner.run(context -> {
-            Health health = context.getBean(ZaeLimiterHealthIndicator.class).health();
-            assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("store", "InMemoryStore");
+            HealthReading health = HealthReading.of(context.getBean(ZaeLimiterHealthIndicator.class));
+            assertThat(health.status()).isEqualTo("UP");
+            assertThat(health.details()).containsEntry("store", "InMemoryStore");
         });
     }
 
@@ -42,16 +40,16 @@ class ZaeLimiterHealthIndicatorTests {
         SwitchableStore switchable = new SwitchableStore();
         runner.withBean(LimiterStore.class, () -> switchable).run(context -> {
             ZaeLimiterHealthIndicator indicator = context.getBean(ZaeLimiterHealthIndicator.class);
-            assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+            assertThat(HealthReading.of(indicator).status()).isEqualTo("UP");
 
             switchable.down();
-            Health down = indicator.health();
-            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-            assertThat(down.getDetails()).containsEntry("error",
+            HealthReading down = HealthReading.of(indicator);
+            assertThat(down.status()).isEqualTo("DOWN");
+            assertThat(down.details()).containsEntry("error",
                     "dev.zaelimiter.StoreUnavailableException: the store is down (test)");
 
             switchable.up();
-            assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+            assertThat(HealthReading.of(indicator).status()).isEqualTo("UP");
         });
     }
 
@@ -62,7 +60,7 @@ class ZaeLimiterHealthIndicatorTests {
         RateLimiter limiter = RateLimiter.builder().store(switchable).clock(clock)
                 .circuitBreaker(2, Duration.ofSeconds(5)).build();
         ZaeLimiterHealthIndicator indicator = new ZaeLimiterHealthIndicator(limiter);
-        assertThat(indicator.health().getDetails()).containsEntry("circuitBreaker",
+        assertThat(HealthReading.of(indicator).details()).containsEntry("circuitBreaker",
                 Map.of("state", "CLOSED", "consecutiveFailures", 0));
 
         switchable.down();
@@ -70,21 +68,22 @@ class ZaeLimiterHealthIndicatorTests {
             assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("rpm", 1L)))
                     .isInstanceOf(StoreUnavailableException.class);
         }
-        Health open = indicator.health();
-        assertThat(open.getStatus()).isEqualTo(Status.DOWN);
-        assertThat(open.getDetails()).containsEntry("circuitBreaker", Map.of("state", "OPEN",
+        HealthReading open = HealthReading.of(indicator);
+        assertThat(open.status()).isEqualTo("DOWN");
+        assertThat(open.details()).containsEntry("circuitBreaker", Map.of("state", "OPEN",
                 "consecutiveFailures", 2, "retryAt", clock.instant().plusSeconds(5).toString()));
 
         switchable.up();
-        Health recovered = indicator.health();
-        assertThat(recovered.getStatus()).as("the indicator reads the store itself").isEqualTo(Status.UP);
-        assertThat(recovered.getDetails()).extracting("circuitBreaker").extracting("state").isEqualTo("OPEN");
+        HealthReading recovered = HealthReading.of(indicator);
+        assertThat(recovered.status()).as("the indicator reads the store itself").isEqualTo("UP");
+        assertThat(recovered.details()).extracting("circuitBreaker").extracting("state").isEqualTo("OPEN");
     }
 
     @Test
     void noCircuitBreakerDetailWithoutOne() {
         RateLimiter limiter = RateLimiter.builder().noCircuitBreaker().build();
-        assertThat(new ZaeLimiterHealthIndicator(limiter).health().getDetails()).doesNotContainKey("circuitBreaker");
+        assertThat(HealthReading.of(new ZaeLimiterHealthIndicator(limiter)).details())
+                .doesNotContainKey("circuitBreaker");
     }
 
     @Test
@@ -93,17 +92,19 @@ class ZaeLimiterHealthIndicatorTests {
                 new Class<?>[] {LimiterStore.class}, (proxy, method, args) -> {
                     throw new IllegalStateException("broken");
                 });
-        Health health = new ZaeLimiterHealthIndicator(RateLimiter.builder().store(broken).build()).health();
-        assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-        assertThat(health.getDetails()).containsEntry("error", "java.lang.IllegalStateException: broken");
+        HealthReading health = HealthReading.of(
+                new ZaeLimiterHealthIndicator(RateLimiter.builder().store(broken).build()));
+        assertThat(health.status()).isEqualTo("DOWN");
+        assertThat(health.details()).containsEntry("error", "java.lang.IllegalStateException: broken");
     }
 
     @Test
     void namesTheStoreBehindTheMeteringOne() {
         LimiterStore metered = new MeteredLimiterStore(new InMemoryStore(), SimpleMeterRegistry::new);
-        assertThat(ZaeLimiterHealthIndicator.kind(metered)).isEqualTo("InMemoryStore");
-        Health health = new ZaeLimiterHealthIndicator(RateLimiter.builder().store(metered).build()).health();
-        assertThat(health.getStatus()).isEqualTo(Status.UP);
-        assertThat(health.getDetails()).containsEntry("store", "InMemoryStore");
+        assertThat(StoreHealth.kind(metered)).isEqualTo("InMemoryStore");
+        HealthReading health = HealthReading.of(
+                new ZaeLimiterHealthIndicator(RateLimiter.builder().store(metered).build()));
+        assertThat(health.status()).isEqualTo("UP");
+        assertThat(health.details()).containsEntry("store", "InMemoryStore");
     }
 }

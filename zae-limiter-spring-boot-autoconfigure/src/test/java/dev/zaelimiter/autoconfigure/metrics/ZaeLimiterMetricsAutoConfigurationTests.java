@@ -3,6 +3,8 @@ package dev.zaelimiter.autoconfigure.metrics;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.RateLimiterListener;
 import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.autoconfigure.ImportMeters;
+import dev.zaelimiter.autoconfigure.ImportedAutoConfigurations;
 import dev.zaelimiter.autoconfigure.LimiterStoreDecorator;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.store.LimiterStore;
@@ -12,9 +14,6 @@ import dev.zaelimiter.testing.SwitchableStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -97,8 +96,7 @@ class ZaeLimiterMetricsAutoConfigurationTests {
 
     @Test
     void worksWithSpringBootsOwnMeterRegistry() {
-        runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-                        SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class))
+        runner.withConfiguration(ImportedAutoConfigurations.of(ImportMeters.class))
                 .run(context -> {
                     assertThat(context).hasSingleBean(MicrometerRateLimiterListener.class);
                     context.getBean(RateLimiter.class).acquire("user-1", "api", Map.of("rpm", 1L)).close();

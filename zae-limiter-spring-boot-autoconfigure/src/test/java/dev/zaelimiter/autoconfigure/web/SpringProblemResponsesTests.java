@@ -1,14 +1,13 @@
 package dev.zaelimiter.autoconfigure.web;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.ImportJackson;
+import dev.zaelimiter.autoconfigure.ImportedAutoConfigurations;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.testing.MutableClock;
 import jakarta.servlet.Filter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -38,7 +37,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 
 /**
  * The problems of the filter and of the MVC handler are Spring {@link ProblemDetail}s: {@code instance} as Spring
- * fills it, written with the application's ObjectMapper, {@code detail} from the MessageSource, and entity ids and
+ * fills it, written with the application's JSON mapper, {@code detail} from the MessageSource, and entity ids and
  * balances only when {@code zae.limiter.web.problem.include-details} is on.
  */
 class SpringProblemResponsesTests {
@@ -97,14 +96,6 @@ class SpringProblemResponsesTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class IndentingMapper {
-        @Bean
-        ObjectMapper objectMapper() {
-            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
     static class GermanMessages {
         @Bean
         StaticMessageSource messageSource() {
@@ -117,7 +108,7 @@ class SpringProblemResponsesTests {
         }
     }
 
-    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+    final WebApplicationContextRunner runner = new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class,
                     ZaeLimiterWebAutoConfiguration.class, ZaeLimiterMvcAutoConfiguration.class))
             .withUserConfiguration(App.class)
@@ -130,7 +121,7 @@ class SpringProblemResponsesTests {
         void run(MockMvc mvc) throws Exception;
     }
 
-    private static void run(WebApplicationContextRunner runner, WebTest test) {
+    static void run(WebApplicationContextRunner runner, WebTest test) {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
             Filter filter = (Filter) context.getBean(FilterRegistrationBean.class).getFilter();
@@ -190,20 +181,20 @@ class SpringProblemResponsesTests {
     }
 
     @Test
-    void theFilterWritesWithTheApplicationsObjectMapper() {
+    void theFilterWritesWithTheApplicationsJsonMapper() {
         run(runner.withUserConfiguration(IndentingMapper.class), mvc -> {
             mvc.perform(get("/api/items").header("X-Key", "alice")).andExpect(status().isOk());
             mvc.perform(get("/api/items").header("X-Key", "alice"))
                     .andExpect(status().isTooManyRequests())
-                    .andExpect(content().string(containsString("\n  \"type\" : ")))
+                    .andExpect(content().string(containsString("\n  \"type\"")))
                     .andExpect(jsonPath("$.violated-policies[0]").value("rpm"));
         });
         // Spring Boot's own ObjectMapper, with its naming of problem members
-        run(runner.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class))
+        run(runner.withConfiguration(ImportedAutoConfigurations.of(ImportJackson.class))
                 .withPropertyValues("spring.jackson.serialization.indent-output=true"), mvc -> {
             mvc.perform(get("/api/items").header("X-Key", "alice")).andExpect(status().isOk());
             mvc.perform(get("/api/items").header("X-Key", "alice"))
-                    .andExpect(content().string(containsString("\n  \"type\" : ")));
+                    .andExpect(content().string(containsString("\n  \"type\"")));
         });
     }
 

@@ -1,10 +1,11 @@
 package dev.zaelimiter.samples.gateway;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import jakarta.annotation.PreDestroy;
 import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -20,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 @Component
 public class FakeProvider {
 
-    private final ObjectMapper json = new ObjectMapper();
+    private final ObjectMapper json = new JsonMapper();
     private final HttpServer server;
     private final AtomicInteger calls = new AtomicInteger();
     private final AtomicInteger slowDownSeconds = new AtomicInteger();

@@ -1,7 +1,5 @@
 package dev.zaelimiter.samples.gateway;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.BeforeEach;
@@ -11,6 +9,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.net.URI;
@@ -82,18 +82,18 @@ class LlmGatewayApplicationTests {
         assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"requests\";q=10");
         assertThat(refused.headers().firstValue("RateLimit")).hasValue("\"requests\";r=0;t=2");
         JsonNode problem = json.readTree(refused.body());
-        assertThat(problem.get("type").asText())
+        assertThat(problem.get("type").asString())
                 .isEqualTo("https://iana.org/assignments/http-problem-types#quota-exceeded");
         assertThat(problem.get("status").asInt()).isEqualTo(429);
-        assertThat(problem.get("resource").asText()).isEqualTo("gateway");
+        assertThat(problem.get("resource").asString()).isEqualTo("gateway");
         assertThat(problem.get("retryAfter").asInt()).isEqualTo(2);
         assertThat(problem.get("violations")).hasSize(1);
         JsonNode violation = problem.get("violations").get(0);
-        assertThat(violation.get("limit").asText()).isEqualTo("requests");
+        assertThat(violation.get("limit").asString()).isEqualTo("requests");
         assertThat(violation.get("capacity").asInt()).isEqualTo(10);
         assertThat(violation.get("available").asInt()).isZero();
         assertThat(violation.get("requested").asInt()).isEqualTo(1);
-        assertThat(violation.get("entity").asText()).startsWith("k_").hasSize(45);   // the key's HMAC
+        assertThat(violation.get("entity").asString()).startsWith("k_").hasSize(45);   // the key's HMAC
         assertThat(refused.body()).doesNotContain("sk-hobby-1");
 
         clock.advance(Duration.ofSeconds(2));   // one request back
@@ -118,7 +118,7 @@ class LlmGatewayApplicationTests {
         // the whole estimate must be available up front, although this call would really cost only 30
         HttpResponse<String> refused = chat("sk-acme-web-1", "x".repeat(40), 3990 - 10 + 1);
         assertThat(refused.statusCode()).isEqualTo(429);
-        assertThat(json.readTree(refused.body()).get("violated-policies").get(0).asText()).isEqualTo("tpm");
+        assertThat(json.readTree(refused.body()).get("violated-policies").get(0).asString()).isEqualTo("tpm");
     }
 
     @Test
@@ -137,23 +137,23 @@ class LlmGatewayApplicationTests {
         assertThat(refused.headers().firstValue("RateLimit")).hasValue(
                 "\"rpm\";r=18, \"tpm\";r=0;t=30, \"monthly\";r=96000, \"parent.monthly\";r=146000");
         JsonNode problem = json.readTree(refused.body());
-        assertThat(problem.get("resource").asText()).isEqualTo("gpt-4o");
+        assertThat(problem.get("resource").asString()).isEqualTo("gpt-4o");
         assertThat(problem.get("retryAfter").asInt()).isEqualTo(30);
         JsonNode violation = problem.get("violations").get(0);
         assertThat(problem.get("violations")).hasSize(1);
-        assertThat(violation.get("entity").asText()).isEqualTo("key-acme-batch");
-        assertThat(violation.get("limit").asText()).isEqualTo("tpm");
+        assertThat(violation.get("entity").asString()).isEqualTo("key-acme-batch");
+        assertThat(violation.get("limit").asString()).isEqualTo("tpm");
         assertThat(violation.get("requested").asInt()).isEqualTo(2000);
 
         // the web key still has its own 4,000; its second call takes the organisation's soft tpm into debt: admitted
         HttpResponse<String> first = chat("sk-acme-web-1", LONG_PROMPT, 1000);
         HttpResponse<String> second = chat("sk-acme-web-1", LONG_PROMPT, 1000);
         assertThat(json.readTree(first.body()).get("overdrawn")).isEmpty();
-        assertThat(json.readTree(second.body()).get("overdrawn").get(0).asText()).isEqualTo("parent.tpm");
+        assertThat(json.readTree(second.body()).get("overdrawn").get(0).asString()).isEqualTo("parent.tpm");
 
         JsonNode org = json.readTree(get("/actuator/ratelimits/org-acme/gpt-4o").body());
         JsonNode tpm = org.get("limits").get(0);
-        assertThat(tpm.get("name").asText()).isEqualTo("tpm");
+        assertThat(tpm.get("name").asString()).isEqualTo("tpm");
         assertThat(tpm.get("soft").asBoolean()).isTrue();
         assertThat(tpm.get("available").asInt()).isEqualTo(6000 - 4 * 2000);
         assertThat(tpm.get("overdrawn").asBoolean()).isTrue();
@@ -172,7 +172,7 @@ class LlmGatewayApplicationTests {
         assertThat(admitted).isEqualTo(100_000 / 2000);
         assertThat(response.statusCode()).isEqualTo(429);
         JsonNode violation = json.readTree(response.body()).get("violations").get(0);
-        assertThat(violation.get("limit").asText()).isEqualTo("monthly");
+        assertThat(violation.get("limit").asString()).isEqualTo("monthly");
         assertThat(violation.get("available").asInt()).isZero();
         long untilReset = Duration.between(clock.instant(), nextMonth).toSeconds();
         assertThat(response.headers().firstValue("Retry-After")).hasValue(Long.toString(untilReset));
@@ -190,7 +190,7 @@ class LlmGatewayApplicationTests {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(noKey.statusCode()).isEqualTo(400);
         assertThat(chat("sk-unknown", "hi", 5).statusCode()).isEqualTo(401);
-        assertThat(json.readTree(get("/actuator/health").body()).at("/components/zaeLimiter/status").asText())
+        assertThat(json.readTree(get("/actuator/health").body()).at("/components/zaeLimiter/status").asString())
                 .isEqualTo("UP");
     }
 

@@ -1,14 +1,15 @@
 package dev.zaelimiter.samples.gateway;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.resttestclient.TestRestTemplate;
+import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureTestRestTemplate;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.client.TestRestTemplate;
 import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import tools.jackson.databind.JsonNode;
 
 import java.util.Map;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * shows the pause.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@AutoConfigureTestRestTemplate
 class ProviderPauseTests {
 
     @Autowired
@@ -52,11 +54,11 @@ class ProviderPauseTests {
         ResponseEntity<JsonNode> other = chat("sk-acme-web-1");
         assertThat(other.getStatusCode().value()).isEqualTo(429);
         assertThat(Integer.parseInt(other.getHeaders().getFirst("Retry-After"))).isBetween(25, 30);
-        assertThat(other.getBody().path("detail").asText())
+        assertThat(other.getBody().path("detail").asString())
                 .startsWith("Requests to resource 'provider' are paused; retry after ");
         assertThat(provider.calls()).isEqualTo(2);
 
         JsonNode bucket = http.getForObject("/actuator/ratelimits/gateway/provider", JsonNode.class);
-        assertThat(bucket.path("pausedUntil").asText()).isNotBlank();
+        assertThat(bucket.path("pausedUntil").asString()).isNotBlank();
     }
 }

@@ -1,6 +1,5 @@
 package dev.zaelimiter.samples.gateway;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.zaelimiter.autoconfigure.test.AutoConfigureZaeLimiterTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -11,6 +10,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.net.URI;

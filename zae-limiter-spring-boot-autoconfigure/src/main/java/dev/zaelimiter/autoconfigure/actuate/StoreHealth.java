@@ -4,44 +4,37 @@ import dev.zaelimiter.CircuitBreaker;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.store.LimiterStore;
-import org.springframework.boot.actuate.health.AbstractHealthIndicator;
-import org.springframework.boot.actuate.health.Health;
 import org.springframework.core.DecoratingProxy;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Whether the limiter's store answers: one cheap read (the system configuration level), made whatever the circuit
- * breaker's state. UP with the store's kind, DOWN with the error when the store is unavailable or fails otherwise.
- * The details also show the circuit breaker: {@code state}, {@code consecutiveFailures} and, while open,
- * {@code retryAt}. Contributes as {@code zaeLimiter}.
+ * What {@link ZaeLimiterHealthIndicator} reports on either Spring Boot line: whether the limiter's store answers one
+ * cheap read (the system configuration level), made whatever the circuit breaker's state, with the store's kind and
+ * the circuit breaker's {@code state}, {@code consecutiveFailures} and, while open, {@code retryAt}.
+ *
+ * @param details the health details, in order
+ * @param failure why the store is down, or {@code null} when it is up
  */
-public class ZaeLimiterHealthIndicator extends AbstractHealthIndicator {
+record StoreHealth(Map<String, Object> details, StoreUnavailableException failure) {
 
-    private final RateLimiter limiter;
-
-    public ZaeLimiterHealthIndicator(RateLimiter limiter) {
-        super("zae-limiter store health check failed");
-        this.limiter = limiter;
-    }
-
-    @Override
-    protected void doHealthCheck(Health.Builder builder) {
-        builder.withDetail("store", kind(limiter.store()));
+    static StoreHealth of(RateLimiter limiter) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("store", kind(limiter.store()));
         CircuitBreaker breaker = limiter.circuitBreaker();
         if (breaker.enabled()) {
             Map<String, Object> circuit = new LinkedHashMap<>();
             circuit.put("state", breaker.state().name());
             circuit.put("consecutiveFailures", breaker.consecutiveFailures());
             breaker.retryAt().ifPresent(at -> circuit.put("retryAt", at.toString()));
-            builder.withDetail("circuitBreaker", circuit);
+            details.put("circuitBreaker", circuit);
         }
         try {
             limiter.probe();
-            builder.up();
+            return new StoreHealth(details, null);
         } catch (StoreUnavailableException e) {
-            builder.down(e);
+            return new StoreHealth(details, e);
         }
     }
 

@@ -1,0 +1,16 @@
+package dev.zaelimiter.autoconfigure;
+
+import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/** Spring Boot's auto-configuration of the application's JSON mapper, by its Spring Boot 3.5 name. */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@ImportAutoConfiguration(JacksonAutoConfiguration.class)
+public @interface ImportJackson {
+}
