@@ -22,6 +22,7 @@ import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -81,7 +82,9 @@ class WebFluxStackScenariosTests extends WebStackScenarios {
                 WebHttpHandlerBuilder.applicationContext(context).build());
         DisposableServer server = HttpServer.create().host("127.0.0.1").port(0).handle(adapter).bindNow();
         try {
-            test.run(WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + server.port()).build());
+            // a loaded build machine can take longer than the client's default 5 s over a first request
+            test.run(WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + server.port())
+                    .responseTimeout(Duration.ofSeconds(60)).build());
         } finally {
             server.disposeNow();
         }

@@ -4,6 +4,7 @@ import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import jakarta.servlet.Filter;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -193,5 +194,17 @@ class ZaeLimiterWebAutoConfigurationTests {
                 }
             });
         }
+    }
+
+    @Test
+    void withoutJacksonStartupFailsWithTheAdviceOfTheSpringBootLine() {
+        String advice = SpringBootVersion.getVersion().startsWith("4.")
+                ? "add spring-boot-starter-jackson (spring-boot-starter-webmvc brings it)"
+                : "add spring-boot-starter-json (spring-boot-starter-web brings it)";
+        runner.withPropertyValues(RULE)
+                .withClassLoader(new FilteredClassLoader("com.fasterxml.jackson.databind", "tools.jackson.databind"))
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("writes its problem+json bodies with Jackson, which is not on the"
+                                + " classpath: " + advice));
     }
 }
