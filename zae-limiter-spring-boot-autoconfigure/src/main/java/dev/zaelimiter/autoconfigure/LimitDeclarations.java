@@ -299,6 +299,9 @@ public final class LimitDeclarations {
         if (apply && declaredSettings().isEmpty()) {
             return;                                   // nothing to write, nothing to ask the store
         }
+        if (mode != ZaeLimiterProperties.Declarations.Mode.VERIFY) {
+            checkParentsExist(declaring);
+        }
         Plan plan = planFor(declaring, !apply);
         DeclarationPlan described = plan.described();
         log.info("zae-limiter declarations ({}): {}", mode.name().toLowerCase(java.util.Locale.ROOT),
@@ -327,6 +330,22 @@ public final class LimitDeclarations {
             if (kind == DeclarationPlan.Kind.ADDED || kind == DeclarationPlan.Kind.CHANGED
                     || (kind == DeclarationPlan.Kind.REMOVED && mode == ZaeLimiterProperties.Declarations.Mode.PRUNE)) {
                 planned.setting().write(declaring);
+            }
+        }
+    }
+
+    /** Fails before any write when an entity's parent is neither declared nor in the store. */
+    private void checkParentsExist(RateLimiterAdmin admin) {
+        java.util.Set<String> declared = new java.util.HashSet<>();
+        entities.forEach(e -> declared.add(e.entity().id()));
+        for (EntityLevels declaredEntity : entities) {
+            String parent = declaredEntity.entity().parentId();
+            if (parent != null && !declared.contains(parent) && admin.getEntity(parent).isEmpty()) {
+                String property = PREFIX + ".entities." + declaredEntity.entity().id() + ".parent";
+                throw new InvalidDeclarationException(property, "the parent '" + parent + "' is neither declared"
+                        + " under zae.limiter.entities nor in the store", "Declare the parent, such as"
+                        + " zae.limiter.entities." + parent + ".name: " + parent + ", create it through the admin"
+                        + " API first, or correct '" + property + "'.");
             }
         }
     }

@@ -13,11 +13,20 @@ import org.springframework.boot.context.properties.bind.handler.NoUnboundElement
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.OriginLookup;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.util.ClassUtils;
 
 import java.beans.PropertyDescriptor;
@@ -27,6 +36,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * Fails startup when a property under {@code zae.limiter} is not a zae-limiter setting, such as
@@ -73,17 +83,145 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
                 }
             }
         }
+        if (environment instanceof ConfigurableEnvironment configurable) {
+            checkMapKeys(configurable, types(roots, beanFactory.getBeanClassLoader()));
+            ListEntryOverrides.apply(configurable);
+        }
         check(environment, roots, beanFactory.getBeanClassLoader());
     }
 
-    /** Checks the keys under every prefix of {@code roots} (prefix to properties class name). */
-    static void check(Environment environment, Map<String, String> roots, ClassLoader classLoader) {
+    private static Map<String, Class<?>> types(Map<String, String> roots, ClassLoader classLoader) {
         Map<String, Class<?>> types = new LinkedHashMap<>();
         roots.forEach((prefix, className) -> {
             if (ClassUtils.isPresent(className, classLoader)) {
                 types.put(prefix, ClassUtils.resolveClassName(className, classLoader));
             }
         });
+        return types;
+    }
+
+    /**
+     * Fails on a map key written without brackets that Spring's binder would change, such as a resource
+     * {@code openai/gpt-4o} that it reads as {@code openaigpt-4o}: outside brackets a key keeps only letters,
+     * digits, {@code -} and {@code _}. Environment variables are left out: their names cannot hold such keys.
+     */
+    static void checkMapKeys(ConfigurableEnvironment environment, Map<String, Class<?>> types) {
+        for (PropertySource<?> source : environment.getPropertySources()) {
+            if (!(source instanceof EnumerablePropertySource<?> enumerable)
+                    || source instanceof SystemEnvironmentPropertySource
+                    || ConfigurationPropertySources.isAttachedConfigurationPropertySource(source)
+                    || source.getName().equals(ListEntryOverrides.NAME)) {
+                continue;
+            }
+            for (String property : enumerable.getPropertyNames()) {
+                if (property.startsWith(PREFIX + ".")) {
+                    checkMapKeys(property, source, types);
+                }
+            }
+        }
+    }
+
+    private static void checkMapKeys(String property, PropertySource<?> source, Map<String, Class<?>> types) {
+        List<String> elements = elements(property);
+        String prefix = null;
+        for (String candidate : types.keySet()) {
+            if ((property + ".").startsWith(candidate + ".")
+                    && (prefix == null || candidate.length() > prefix.length())) {
+                prefix = candidate;
+            }
+        }
+        if (prefix == null) {
+            return;
+        }
+        ResolvableType type = ResolvableType.forClass(types.get(prefix));
+        for (int i = prefix.split("\\.").length; i < elements.size(); i++) {
+            String element = elements.get(i);
+            Class<?> raw = type.resolve(Object.class);
+            if (Map.class.isAssignableFrom(raw)) {
+                if (!element.startsWith("[")) {
+                    ConfigurationPropertyName read = ConfigurationPropertyName.adapt(element, '.');
+                    String kept = read.isEmpty() ? "" : read.getElement(0, Form.ORIGINAL);
+                    if (!kept.equals(element)) {
+                        throw rewrittenKey(join(elements.subList(0, i + 1)), element, kept, property,
+                                source);
+                    }
+                }
+                type = type.asMap().getGeneric(1);
+            } else if (Collection.class.isAssignableFrom(raw)) {
+                type = type.asCollection().getGeneric(0);
+            } else if (raw.isArray()) {
+                type = type.getComponentType();
+            } else if (isValue(raw)) {
+                return;
+            } else {
+                ResolvableType next = relaxed(settings(raw), element);
+                if (next == null) {
+                    return;                           // not a setting: the unknown-key check reports it
+                }
+                type = next;
+            }
+        }
+    }
+
+    private static ResolvableType relaxed(Map<String, ResolvableType> settings, String element) {
+        String wanted = element.replace("-", "").replace("_", "").toLowerCase(java.util.Locale.ROOT);
+        for (Map.Entry<String, ResolvableType> setting : settings.entrySet()) {
+            if (setting.getKey().replace("-", "").equals(wanted)) {
+                return setting.getValue();
+            }
+        }
+        return null;
+    }
+
+    private static String join(List<String> elements) {
+        StringBuilder name = new StringBuilder();
+        for (String element : elements) {
+            name.append(name.isEmpty() || element.startsWith("[") ? "" : ".").append(element);
+        }
+        return name.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static InvalidDeclarationException rewrittenKey(String path, String key, String kept, String property,
+            PropertySource<?> source) {
+        Origin origin = source instanceof OriginLookup<?> ? ((OriginLookup<String>) source).getOrigin(property)
+                : null;
+        String dropped = key.chars().filter(c -> kept.indexOf(c) < 0).distinct()
+                .mapToObj(c -> "'" + (char) c + "'").collect(Collectors.joining(" "));
+        return new InvalidDeclarationException(path, "Spring reads the key '" + key + "' as '" + kept + "'"
+                + (origin != null ? " (" + origin + ")" : "") + ": outside brackets a key loses " + dropped,
+                "Write the key in brackets, in quotes in YAML: \"[" + key + "]\"; in a .properties file or a"
+                        + " command-line argument: " + path.substring(0, path.length() - key.length() - 1) + "["
+                        + key + "]" + property.substring(path.length()) + ".");
+    }
+
+    /** The elements of a property name as written, a bracketed element with its brackets, as one element. */
+    private static List<String> elements(String property) {
+        List<String> elements = new ArrayList<>();
+        StringBuilder element = new StringBuilder();
+        int depth = 0;
+        for (char c : property.toCharArray()) {
+            if (c == '.' && depth == 0) {
+                elements.add(element.toString());
+                element.setLength(0);
+                continue;
+            }
+            if (c == '[' && depth == 0 && !element.isEmpty()) {
+                elements.add(element.toString());
+                element.setLength(0);
+            }
+            depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+            element.append(c);
+        }
+        if (!element.isEmpty()) {
+            elements.add(element.toString());
+        }
+        return elements;
+    }
+
+    /** Checks the keys under every prefix of {@code roots} (prefix to properties class name). */
+    static void check(Environment environment, Map<String, String> roots, ClassLoader classLoader) {
+        Map<String, Class<?>> types = types(roots, classLoader);
         Binder binder = Binder.get(environment);
         Map<String, UnknownPropertiesException.Unknown> unknown = new TreeMap<>();
         types.forEach((prefix, type) -> {
@@ -100,10 +238,49 @@ final class UnknownPropertiesCheck implements BeanFactoryPostProcessor, Environm
                     }
                 }
             }
+            // the binder does not report a misspelled key beside valid ones in a list entry: walk every name too
+            for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+                if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+                    continue;
+                }
+                iterable.filter(root::isAncestorOf).stream()
+                        .filter(name -> !belongsToAnotherRoot(name, root, types.keySet()))
+                        .filter(name -> !unknown.containsKey(name.toString()) && !namesSettings(name, root, type))
+                        .forEach(name -> unknown.put(name.toString(),
+                                describe(iterable.getConfigurationProperty(name), root, type)));
+            }
         });
         if (!unknown.isEmpty()) {
             throw new UnknownPropertiesException(List.copyOf(unknown.values()));
         }
+    }
+
+    /** Whether every element of {@code name} after {@code root} is a setting, a map key or a list index. */
+    private static boolean namesSettings(ConfigurationPropertyName name, ConfigurationPropertyName root,
+            Class<?> rootType) {
+        ResolvableType type = ResolvableType.forClass(rootType);
+        for (int i = root.getNumberOfElements(); i < name.getNumberOfElements(); i++) {
+            Class<?> raw = type.resolve(Object.class);
+            if (Map.class.isAssignableFrom(raw)) {
+                type = type.asMap().getGeneric(1);
+                if (isValue(type.resolve(Object.class))) {
+                    return true;                      // a map of values takes dotted keys
+                }
+            } else if (Collection.class.isAssignableFrom(raw)) {
+                type = type.asCollection().getGeneric(0);
+            } else if (raw.isArray()) {
+                type = type.getComponentType();
+            } else if (isValue(raw)) {
+                return false;
+            } else {
+                ResolvableType next = relaxed(settings(raw), name.getElement(i, Form.UNIFORM));
+                if (next == null) {
+                    return false;
+                }
+                type = next;
+            }
+        }
+        return true;
     }
 
     private static boolean belongsToAnotherRoot(ConfigurationPropertyName name, ConfigurationPropertyName root,

@@ -4,9 +4,9 @@ import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.RateLimiterListener;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -95,10 +95,13 @@ public class ZaeLimiterAutoConfiguration {
         return new ConsumeCheck(properties, beanFactory, environment);
     }
 
-    /** Writes the declarations to the store once the limiter exists, so that a bad one fails startup. */
+    /**
+     * Writes the declarations to the store once every singleton exists: each bean checks its own settings as it is
+     * created (rules, outbound targets), so a bad one fails startup before anything is written.
+     */
     @Bean
-    public InitializingBean limitDeclarationsApplier(LimitDeclarations declarations, RateLimiter rateLimiter,
-            ZaeLimiterProperties properties) {
+    public SmartInitializingSingleton limitDeclarationsApplier(LimitDeclarations declarations,
+            RateLimiter rateLimiter) {
         return () -> declarations.applyTo(rateLimiter.admin());
     }
 

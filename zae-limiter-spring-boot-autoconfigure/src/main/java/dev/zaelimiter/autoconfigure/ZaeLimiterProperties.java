@@ -615,6 +615,17 @@ public class ZaeLimiterProperties {
         /** Whether POST /actuator/ratelimits/set-parent is offered. */
         private boolean parents;
 
+        /** Whether DELETE /actuator/ratelimits/{entity}/{resource} (a bucket back to full) is offered. */
+        private boolean resets;
+
+        public boolean isResets() {
+            return resets;
+        }
+
+        public void setResets(boolean resets) {
+            this.resets = resets;
+        }
+
         public boolean isLimits() {
             return limits;
         }

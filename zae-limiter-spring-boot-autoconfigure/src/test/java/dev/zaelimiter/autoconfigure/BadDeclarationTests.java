@@ -1,8 +1,11 @@
 package dev.zaelimiter.autoconfigure;
 
+import dev.zaelimiter.Entity;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.client.ZaeLimiterClientAutoConfiguration;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -106,6 +109,8 @@ class BadDeclarationTests {
                         r + "schedule", "at most 16 schedule entries"),
                 Arguments.of(new String[] {"zae.limiter.entities.a.parent=b", "zae.limiter.entities.b.parent=c",
                         "zae.limiter.entities.c.name=root"}, "zae.limiter.entities.a.parent", "two levels"),
+                Arguments.of(new String[] {"zae.limiter.entities.a.parent=ghost"}, "zae.limiter.entities.a.parent",
+                        "neither declared under zae.limiter.entities nor in the store"),
                 Arguments.of(new String[] {r + "capacity=10", r + "schedule[0].cron=* 9-17 * * *",
                         r + "schedule[0].tz=America/New_York", r + "schedule[0].scale=0.5",
                         "zae.limiter.resources.gpt-4.limits.tpm.capacity=10",
@@ -132,6 +137,29 @@ class BadDeclarationTests {
         });
         assertThat(RateLimiter.builder().store(store).build().admin().getResourceDefaults("ok"))
                 .as("a bad declaration stops every write").isEmpty();
+    }
+
+    @Test
+    void aParentThatExistsOnlyInTheStoreIsAccepted() {
+        RateLimiter.builder().store(store).build().admin().createEntity(new Entity("org", "Org", null, false));
+        runner.withPropertyValues("zae.limiter.entities.a.parent=org").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(RateLimiter.class).admin().getEntity("a")).get()
+                    .extracting(Entity::parentId).isEqualTo("org");
+        });
+    }
+
+    @Test
+    void aBadSettingOfABeanCreatedAfterTheLimiterStillStopsEveryWrite() {
+        runner.withConfiguration(AutoConfigurations.of(ZaeLimiterClientAutoConfiguration.class))
+                .withPropertyValues("zae.limiter.client.targets.t.resource=ok",
+                        "zae.limiter.client.targets.t.entity.id=app", "zae.limiter.client.targets.t.consume.rpm=1",
+                        "zae.limiter.client.targets.t.max-pause=0s")
+                .run(context -> assertThat(findCause(context.getStartupFailure())).isNotNull()
+                        .extracting(InvalidDeclarationException::property)
+                        .isEqualTo("zae.limiter.client.targets.t.max-pause"));
+        assertThat(RateLimiter.builder().store(store).build().admin().getResourceDefaults("ok"))
+                .as("the bad target stops the declarations' writes").isEmpty();
     }
 
     private static InvalidDeclarationException findCause(Throwable failure) {

@@ -12,7 +12,7 @@ import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -115,41 +115,36 @@ class UsageAndAuditAutoConfigurationTests {
             limiter.acquire("user-2", "gpt-4", Map.of("tpm", 100L));
 
             Map<String, Object> usage = endpoint.report("usage", "user-1", null, null, "day",
-                    START.toString(), NEXT_DAY.toString(), null, null, null, null);
+                    START.toString(), NEXT_DAY.toString(), null, null, null, null).getBody();
             assertThat(usage).containsEntry("granularity", "day");
             assertThat((List<?>) usage.get("usage")).singleElement().satisfies(row -> assertThat(asMap(row))
                     .containsEntry("limit", "tpm").containsEntry("consumed", 300L).containsEntry("admitted", 1L));
 
             Map<String, Object> top = endpoint.report("top-usage", null, "gpt-4", "tpm", null, null, null, 1, null,
-                    null, null);
+                    null, null).getBody();
             assertThat((List<?>) top.get("top")).singleElement().satisfies(row -> assertThat(asMap(row))
                     .containsEntry("entity_id", "user-1"));
 
             Map<String, Object> audit = endpoint.report("audit", null, "gpt-4", null, null, null, null, null, null,
-                    1, null);
+                    1, null).getBody();
             assertThat((List<?>) audit.get("events")).singleElement().satisfies(row -> assertThat(asMap(row))
                     .containsEntry("actor", "declarations:gateway").containsEntry("scope", "resource"));
             assertThat(audit).doesNotContainKey("next_cursor");
 
-            assertThatExceptionOfType(InvalidEndpointRequestException.class)
-                    .isThrownBy(() -> endpoint.report("usage", null, null, null, null, null, null, null, null, null,
-                            null)).withMessageContaining("entity");
-            assertThatExceptionOfType(InvalidEndpointRequestException.class)
-                    .isThrownBy(() -> endpoint.report("usage", "user-1", null, null, "week", null, null, null, null,
-                            null, null)).withMessageContaining("granularity");
-            assertThatExceptionOfType(InvalidEndpointRequestException.class)
-                    .isThrownBy(() -> endpoint.report("usage", "user-1", null, null, null, "yesterday", null, null,
-                            null, null, null));
-            assertThatExceptionOfType(InvalidEndpointRequestException.class)
-                    .isThrownBy(() -> endpoint.report("audit", null, null, null, null, null, null, null, null, 0,
-                            null)).withMessageContaining("pageSize");
-            assertThatExceptionOfType(InvalidEndpointRequestException.class)
-                    .isThrownBy(() -> endpoint.report("nope", null, null, null, null, null, null, null, null, null,
-                            null)).withMessageContaining("usage, top-usage, audit or drift");
+            assertThat(endpoint.report("usage", null, null, null, null, null, null, null, null, null, null))
+                    .satisfies(answer -> assertBadRequest(answer, "entity"));
+            assertThat(endpoint.report("usage", "user-1", null, null, "week", null, null, null, null, null, null))
+                    .satisfies(answer -> assertBadRequest(answer, "granularity"));
+            assertThat(endpoint.report("usage", "user-1", null, null, null, "yesterday", null, null, null, null,
+                    null)).satisfies(answer -> assertBadRequest(answer, "yesterday"));
+            assertThat(endpoint.report("audit", null, null, null, null, null, null, null, null, 0, null))
+                    .satisfies(answer -> assertBadRequest(answer, "pageSize"));
+            assertThat(endpoint.report("nope", null, null, null, null, null, null, null, null, null, null))
+                    .satisfies(answer -> assertBadRequest(answer, "usage, top-usage, audit or drift"));
 
             limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("tpm", 5)));
             Map<String, Object> drift = endpoint.report("drift", null, null, null, null, null, null, null, null,
-                    null, null);
+                    null, null).getBody();
             assertThat(drift).containsEntry("mode", "apply")
                     .containsEntry("summary", "added 0, changed 1, removed 0, unchanged 0");
             assertThat((List<?>) drift.get("drift")).singleElement().satisfies(row -> assertThat(asMap(row))
@@ -159,6 +154,11 @@ class UsageAndAuditAutoConfigurationTests {
     }
 
     @SuppressWarnings("unchecked")
+    private static void assertBadRequest(WebEndpointResponse<Map<String, Object>> answer, String says) {
+        assertThat(answer.getStatus()).isEqualTo(400);
+        assertThat(answer.getBody()).hasEntrySatisfying("error", error -> assertThat(error.toString()).contains(says));
+    }
+
     private static Map<String, Object> asMap(Object row) {
         return (Map<String, Object>) row;
     }

@@ -96,6 +96,26 @@ class ZeroConfigurationTests {
     }
 
     @Test
+    void theDynamoDbStoreWithoutCredentialsFailsWithAReportSayingWhatToGive() {
+        assumeTrue(System.getenv("AWS_ACCESS_KEY_ID") == null && System.getenv("AWS_PROFILE") == null
+                && System.getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI") == null
+                && System.getenv("AWS_WEB_IDENTITY_TOKEN_FILE") == null, "credentials are in the environment");
+        runner.withPropertyValues("zae.limiter.store=dynamodb", "zae.limiter.dynamodb.table=rate-limits",
+                "spring.cloud.aws.region.static=eu-west-1",
+                "spring.cloud.aws.dynamodb.endpoint=http://localhost:9",
+                "zae.limiter.resources.api.limits.rpm.capacity=1").run(context -> {
+                    assertThat(context).hasFailed();
+                    MockEnvironment environment = new MockEnvironment().withProperty("zae.limiter.store", "dynamodb");
+                    FailureAnalysis analysis = new DynamoDbRegionFailureAnalyzer(environment)
+                            .analyze(context.getStartupFailure());
+                    assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
+                    assertThat(analysis.getDescription()).contains("zae.limiter.store=dynamodb")
+                            .contains("no credentials");
+                    assertThat(analysis.getAction()).contains("AWS_ACCESS_KEY_ID").contains("zae.limiter.store=memory");
+                });
+    }
+
+    @Test
     void theDynamoDbStoreWithSpringCloudAwsDynamoDbSwitchedOffSaysWhatToWrite() {
         runner.withPropertyValues("zae.limiter.store=dynamodb", "spring.cloud.aws.dynamodb.enabled=false")
                 .run(context -> {

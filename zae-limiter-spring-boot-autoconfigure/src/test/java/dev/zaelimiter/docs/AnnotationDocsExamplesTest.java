@@ -6,9 +6,11 @@ import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.aop.RateLimitedAdvisor;
 import dev.zaelimiter.autoconfigure.aop.ZaeLimiterAopAutoConfiguration;
+// tag::annotationImports[]
 import dev.zaelimiter.spring.Consume;
 import dev.zaelimiter.spring.RateLimitContext;
 import dev.zaelimiter.spring.RateLimited;
+// end::annotationImports[]
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

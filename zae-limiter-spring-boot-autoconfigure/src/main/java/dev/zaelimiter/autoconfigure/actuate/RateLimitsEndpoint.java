@@ -70,6 +70,8 @@ public class RateLimitsEndpoint {
 
     private final RateLimiter limiter;
     private static final int FORBIDDEN = 403;
+    private static final List<String> ACTIONS = List.of("set-limits", "delete-limits", "set-disabled", "pause",
+            "resume", "set-parent");
 
     private final LimitDeclarations declarations;
     private final ZaeLimiterProperties.EndpointWrites writes;
@@ -118,13 +120,15 @@ public class RateLimitsEndpoint {
     public WebEndpointResponse<Map<String, Object>> change(@Selector String action, @Nullable String entity,
             @Nullable String resource, @Nullable String limits, @Nullable String mode,
             @Nullable String duration, @Nullable String parent) {
+        if (!ACTIONS.contains(action)) {
+            return answer(WebEndpointResponse.STATUS_BAD_REQUEST, "error", "unknown action '" + action + "': "
+                    + String.join(", ", ACTIONS));
+        }
         boolean allowed = switch (action) {
             case "set-limits", "delete-limits" -> writes.isLimits();
             case "set-disabled" -> writes.isSwitches();
             case "pause", "resume" -> writes.isPauses();
-            case "set-parent" -> writes.isParents();
-            default -> throw new InvalidEndpointRequestException("unknown action '" + action + "': set-limits,"
-                    + " delete-limits, set-disabled, pause, resume or set-parent", "unknown action");
+            default -> writes.isParents();
         };
         if (!allowed) {
             return answer(FORBIDDEN, "error", action + " is off; enable it with"
@@ -177,7 +181,11 @@ public class RateLimitsEndpoint {
                 throw new IllegalArgumentException("not a limit property: " + unbound.getUnboundProperties().stream()
                         .map(property -> property.getName().toString()).sorted().toList());
             }
-            throw new IllegalArgumentException("limits: " + (cause != null ? cause.getMessage() : e.getMessage()));
+            String value = e.getProperty() != null ? " '" + e.getProperty().getValue() + "'" : "";
+            throw new IllegalArgumentException(e.getName() + ": cannot read" + value + " as "
+                    + (e.getTarget().getType().resolve() != null ? "a " + e.getTarget().getType().resolve()
+                            .getSimpleName().toLowerCase(Locale.ROOT) : "this setting")
+                    + (cause != null ? " (" + cause.getMessage() + ")" : ""));
         }
         List<Limit> parsed = LimitDeclarations.limitsOf("limits", bound);
         RateLimiterAdmin admin = limiter.admin();
@@ -313,16 +321,20 @@ public class RateLimitsEndpoint {
 
     /**
      * Puts the bucket of {@code entity} on {@code resource} back to full, as if it had never been used. Limits and
-     * other buckets are untouched; a bucket that does not exist stays so.
-     *
-     * @throws InvalidEndpointRequestException (400) when an id is malformed
+     * other buckets are untouched; a bucket that does not exist stays so. Answers 204, 400 with the reason when an id is malformed, 403 unless {@code zae.limiter.endpoint-writes.resets}
+     * is on.
      */
     @DeleteOperation
-    public void reset(@Selector String entity, @Selector(match = Match.ALL_REMAINING) String... resource) {
+    public WebEndpointResponse<Map<String, Object>> reset(@Selector String entity,
+            @Selector(match = Match.ALL_REMAINING) String... resource) {
+        if (!writes.isResets()) {
+            return answer(FORBIDDEN, "error", "the reset is off; enable it with zae.limiter.endpoint-writes.resets=true");
+        }
         try {
             limiter.admin().resetBucket(entity, join(resource));
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NO_CONTENT);
         } catch (ValidationException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+            return answer(WebEndpointResponse.STATUS_BAD_REQUEST, "error", e.getMessage());
         }
     }
 
@@ -341,23 +353,25 @@ public class RateLimitsEndpoint {
      *       prune mode, remove), and the plan's warnings.</li>
      * </ul>
      *
-     * @throws InvalidEndpointRequestException (400) for an unknown report or a malformed parameter
+     * Answers 400 with the reason for an unknown report or a malformed parameter.
      */
     @ReadOperation
-    public Map<String, Object> report(@Selector String report, @Nullable String entity, @Nullable String resource,
-            @Nullable String limit, @Nullable String granularity, @Nullable String from, @Nullable String to,
-            @Nullable Integer top, @Nullable String scope, @Nullable Integer pageSize, @Nullable String cursor) {
+    public WebEndpointResponse<Map<String, Object>> report(@Selector String report, @Nullable String entity,
+            @Nullable String resource, @Nullable String limit, @Nullable String granularity, @Nullable String from,
+            @Nullable String to, @Nullable Integer top, @Nullable String scope, @Nullable Integer pageSize,
+            @Nullable String cursor) {
         try {
-            return switch (report) {
+            return new WebEndpointResponse<>(switch (report) {
                 case "usage" -> usageReport(entity, resource, limit, granularity, from, to);
                 case "top-usage" -> topUsageReport(resource, limit, granularity, from, to, top);
                 case "audit" -> auditReport(entity, resource, scope, from, to, pageSize, cursor);
                 case "drift" -> driftReport();
                 default -> throw new InvalidEndpointRequestException("unknown report '" + report
                         + "': usage, top-usage, audit or drift", "unknown report");
-            };
-        } catch (ValidationException | UnsupportedOperationException | DateTimeParseException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+            });
+        } catch (InvalidEndpointRequestException | ValidationException | UnsupportedOperationException
+                | DateTimeParseException e) {
+            return answer(WebEndpointResponse.STATUS_BAD_REQUEST, "error", e.getMessage());
         }
     }
 

@@ -4,6 +4,7 @@ import dev.zaelimiter.spring.UpstreamRetryAfter;
 
 import java.time.Duration;
 import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.spring.RateLimitedExpressionRoot;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
@@ -155,10 +156,16 @@ final class RateLimitedMethod {
             Object value = entity.value(args, invocation, this);
             String id = value instanceof String s ? s : value == null ? null : String.valueOf(value);
             if (id == null || id.isBlank()) {
-                throw new ValidationException("entity", id, where + ": the entity expression '" + entity.source()
-                        + "' must give a non-blank entity id");
+                throw new RateLimitedEntityException(resource, entity.source(), id, true, where
+                        + ": the entity expression '" + entity.source() + "' must give a non-blank entity id");
             }
-            return id;
+            try {
+                return Identifiers.entityId("entityId", id);
+            } catch (ValidationException e) {
+                throw new RateLimitedEntityException(resource, entity.source(), id, false, where
+                        + ": the entity expression '" + entity.source() + "' gave an invalid entity id: "
+                        + e.getMessage().substring(e.getMessage().indexOf(": ") + 2));
+            }
         }
 
         Map<String, Long> amounts(Object[] args, Invocation invocation) {

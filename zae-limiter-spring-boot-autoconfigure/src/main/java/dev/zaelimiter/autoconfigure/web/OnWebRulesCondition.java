@@ -2,6 +2,7 @@ package dev.zaelimiter.autoconfigure.web;
 
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
@@ -12,10 +13,17 @@ class OnWebRulesCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        boolean any = Binder.get(context.getEnvironment())
-                .bind("zae.limiter.web.rules", Bindable.listOf(ZaeLimiterWebProperties.Rule.class))
-                .map(rules -> !rules.isEmpty())
-                .orElse(false);
+        boolean any;
+        try {
+            any = Binder.get(context.getEnvironment())
+                    .bind("zae.limiter.web.rules", Bindable.listOf(ZaeLimiterWebProperties.Rule.class))
+                    .map(rules -> !rules.isEmpty())
+                    .orElse(false);
+        } catch (BindException e) {
+            // rules that do not bind (a misspelled key, a list entry overridden from the environment): the
+            // unknown-key check and the binding of the properties report them once the conditions are evaluated
+            return ConditionOutcome.match("zae.limiter.web.rules has entries that do not bind yet");
+        }
         return any ? ConditionOutcome.match("zae.limiter.web.rules has rules")
                 : ConditionOutcome.noMatch("no rules under zae.limiter.web.rules");
     }

@@ -7,6 +7,7 @@ import dev.zaelimiter.ResourcePausedException;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.UnknownLimitException;
 import dev.zaelimiter.UnsatisfiableRequestException;
+import dev.zaelimiter.autoconfigure.aop.RateLimitedEntityException;
 import jakarta.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +23,8 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
  * Answers a refusal that reaches Spring MVC (from a {@code @RateLimited} method or a direct
  * {@link dev.zaelimiter.RateLimiter#acquire} in a controller) the way {@link RateLimitFilter} does: 429 with
  * {@code Retry-After}, the IETF {@code RateLimit-Policy}/{@code RateLimit} headers and a problem body listing the
- * violated limits; 422 for a request that can never fit; 403 for a disabled resource; 503 with {@code Retry-After}
+ * violated limits; 422 for a request that can never fit; 403 for a disabled resource; 400 when a
+ * {@code @RateLimited} entity expression gives no entity or an invalid one; 503 with {@code Retry-After}
  * when the store is unavailable under {@code on-unavailable=block}; 500 when the resource has no limits at all. The bodies are Spring
  * {@link ProblemDetail}s built by {@link RateLimitProblems}, so Spring MVC writes them with the application's message
  * converters and fills {@code instance} as for its own problems. Ordered last, so that an application's own handler
@@ -36,6 +38,7 @@ public class RateLimitExceptionHandler {
 
     private final boolean ietfHeaders;
     private final RateLimitProblems problems;
+    private final WarningThrottle entityWarnings = new WarningThrottle();
     private final long unavailableRetryAfter;
 
     /** A handler with English details that include entity ids and balances. */
@@ -82,6 +85,21 @@ public class RateLimitExceptionHandler {
     public ResponseEntity<ProblemDetail> noLimits(NoLimitsConfiguredException e) {
         log.error("rate limiting cannot be applied, answering 500: {}", e.getMessage());
         return answer(problems.misconfigured(e.resource(), LocaleContextHolder.getLocale()));
+    }
+
+    /**
+     * A {@code @RateLimited} entity expression that gave no entity or an invalid id from the request: 400 as the
+     * filter answers, logged at most once every 10 seconds (the value is never logged or echoed).
+     */
+    @ExceptionHandler(RateLimitedEntityException.class)
+    public ResponseEntity<ProblemDetail> badEntity(RateLimitedEntityException e) {
+        if (entityWarnings.shouldLog()) {
+            log.warn("answering 400 to a request whose entity expression '{}' on resource '{}' gave {} (logged at"
+                    + " most every 10 s)", e.source(), e.resource(), e.missing() ? "no entity" : "an invalid id");
+        }
+        String source = "expression '" + e.source() + "'";
+        return answer(e.missing() ? problems.missingEntity(e.resource(), source, LocaleContextHolder.getLocale())
+                : problems.invalidEntity(e.resource(), source, LocaleContextHolder.getLocale()));
     }
 
     /** A call that consumes a limit its resource does not have: the declarations and the code disagree. */

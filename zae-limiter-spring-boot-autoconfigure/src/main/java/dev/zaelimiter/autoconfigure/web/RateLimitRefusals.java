@@ -15,8 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What the servlet and the WebFlux filter answer when a rule refuses a request: the problem, built by
@@ -26,7 +24,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RateLimitRefusals {
 
     private static final Logger log = LoggerFactory.getLogger(RateLimitRefusals.class);
-    private static final long WARNING_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** A refusal: its problem (whose status is the response's) and its headers, in order. */
     record Refusal(ProblemDetail problem, Map<String, String> headers) {
@@ -35,8 +32,7 @@ final class RateLimitRefusals {
     private final RateLimitProblems problems;
     private final boolean ietfHeaders;
     private final long unavailableRetryAfter;
-    /** When a warning about the store or a rule was last logged (nanoTime), so that an outage logs once per period. */
-    private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARNING_PERIOD_NANOS);
+    private final WarningThrottle warnings = new WarningThrottle();
 
     RateLimitRefusals(RateLimitProblems problems, boolean ietfHeaders, long unavailableRetryAfter) {
         this.problems = Objects.requireNonNull(problems, "problems");
@@ -79,7 +75,7 @@ final class RateLimitRefusals {
             return new Refusal(problems.unsatisfiable(e, resource, locale), Map.of());
         }
         if (failure instanceof StoreUnavailableException e) {
-            if (shouldWarn()) {
+            if (warnings.shouldLog()) {
                 log.warn("rate limiter store unavailable, answering 503 on resource '{}' (logged at most every 10 s):"
                         + " {}", resource, e.getMessage());
             }
@@ -91,18 +87,12 @@ final class RateLimitRefusals {
             return new Refusal(problems.invalidEntity(resource, rule.sourceDescription(), locale), Map.of());
         }
         if (failure instanceof ValidationException || failure instanceof NoLimitsConfiguredException) {
-            if (shouldWarn()) {
+            if (warnings.shouldLog()) {
                 log.error("rate limit rule {} cannot be applied, answering 500 (logged at most every 10 s): {}", rule,
                         failure.getMessage());
             }
             return new Refusal(problems.misconfigured(resource, locale), Map.of());
         }
         throw failure;
-    }
-
-    private boolean shouldWarn() {
-        long last = lastWarning.get();
-        long now = System.nanoTime();
-        return now - last >= WARNING_PERIOD_NANOS && lastWarning.compareAndSet(last, now);
     }
 }

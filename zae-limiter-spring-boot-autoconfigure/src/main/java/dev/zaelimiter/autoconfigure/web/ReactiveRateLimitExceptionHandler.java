@@ -7,6 +7,7 @@ import dev.zaelimiter.ResourcePausedException;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.UnknownLimitException;
 import dev.zaelimiter.UnsatisfiableRequestException;
+import dev.zaelimiter.autoconfigure.aop.RateLimitedEntityException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
@@ -34,6 +35,7 @@ public class ReactiveRateLimitExceptionHandler {
 
     private final boolean ietfHeaders;
     private final RateLimitProblems problems;
+    private final WarningThrottle entityWarnings = new WarningThrottle();
     private final long unavailableRetryAfter;
 
     /** @param unavailableRetryAfter the {@code Retry-After} seconds of a 503 when the store is unavailable */
@@ -88,6 +90,21 @@ public class ReactiveRateLimitExceptionHandler {
     public ResponseEntity<ProblemDetail> noLimits(NoLimitsConfiguredException e, Locale locale) {
         log.error("rate limiting cannot be applied, answering 500: {}", e.getMessage());
         return answer(problems.misconfigured(e.resource(), orDefault(locale)), null);
+    }
+
+    /**
+     * A {@code @RateLimited} entity expression that gave no entity or an invalid id from the request: 400 as the
+     * filter answers, logged at most once every 10 seconds (the value is never logged or echoed).
+     */
+    @ExceptionHandler(RateLimitedEntityException.class)
+    public ResponseEntity<ProblemDetail> badEntity(RateLimitedEntityException e, Locale locale) {
+        if (entityWarnings.shouldLog()) {
+            log.warn("answering 400 to a request whose entity expression '{}' on resource '{}' gave {} (logged at"
+                    + " most every 10 s)", e.source(), e.resource(), e.missing() ? "no entity" : "an invalid id");
+        }
+        String source = "expression '" + e.source() + "'";
+        return answer(e.missing() ? problems.missingEntity(e.resource(), source, orDefault(locale))
+                : problems.invalidEntity(e.resource(), source, orDefault(locale)), null);
     }
 
     /** A call that consumes a limit its resource does not have: the declarations and the code disagree. */

@@ -141,4 +141,30 @@ class EndpointWritesWebTests {
         assertThat(post("set-parent", "{\"entity\": \"tenant-7\", \"parent\": \"org-1\"}").getStatusCode())
                 .isEqualTo(HttpStatus.FORBIDDEN);
     }
+
+    @Test
+    void theResetIsAWriteThatIsOffUnlessEnabled() {
+        ResponseEntity<String> reset = http.exchange("/actuator/ratelimits/tenant-8/gpt-4", HttpMethod.DELETE, null,
+                String.class);
+        assertThat(reset.getStatusCode()).isEqualTo(HttpStatus.FORBIDDEN);
+        assertThat(reset.getBody()).contains("zae.limiter.endpoint-writes.resets");
+        assertThat(limiter.admin().audit(AuditQuery.entity("tenant-8")).events()).isEmpty();
+    }
+
+    @Test
+    void aValueThatDoesNotConvertNamesItsFieldAndReport400sCarryTheReason() {
+        ResponseEntity<String> bad = post("set-limits",
+                "{\"resource\": \"gpt-4\", \"limits\": \"rpm.capacity=lots\"}");
+        assertThat(bad.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(bad.getBody()).contains("limits.rpm.capacity: cannot read 'lots' as a long");
+        assertThat(limiter.admin().getResourceDefaults("gpt-4")).as("nothing written").isEmpty();
+
+        ResponseEntity<String> report = http.getForEntity("/actuator/ratelimits/usage?entity=t&granularity=week",
+                String.class);
+        assertThat(report.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(report.getBody()).contains("\"error\"").contains("granularity is hour or day, not 'week'");
+        ResponseEntity<String> unknown = http.getForEntity("/actuator/ratelimits/nope", String.class);
+        assertThat(unknown.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(unknown.getBody()).contains("usage, top-usage, audit or drift");
+    }
 }

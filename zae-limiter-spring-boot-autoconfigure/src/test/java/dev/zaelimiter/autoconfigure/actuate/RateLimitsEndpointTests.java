@@ -12,7 +12,7 @@ import dev.zaelimiter.autoconfigure.actuate.RateLimitsEndpoint.RateLimitsDescrip
 import dev.zaelimiter.autoconfigure.actuate.RateLimitsEndpoint.ScheduleDescriptor;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.tuple;
 
 /** The endpoint's operations on the in-memory store, with limits declared in properties and a clock the test moves. */
@@ -38,6 +37,7 @@ class RateLimitsEndpointTests {
             .withBean(Clock.class, () -> clock)
             .withPropertyValues(
                     "management.endpoints.web.exposure.include=ratelimits",
+                    "zae.limiter.endpoint-writes.resets=true",
                     "zae.limiter.resources.gpt-4.limits.rpm.capacity=10",
                     "zae.limiter.resources.gpt-4.limits.tpm.capacity=1000",
                     "zae.limiter.resources.gpt-4.limits.tpm.soft=true",
@@ -245,8 +245,19 @@ class RateLimitsEndpointTests {
 
     @Test
     void resetRefusesMalformedIds() {
-        run(context -> assertThatExceptionOfType(InvalidEndpointRequestException.class)
-                .isThrownBy(() -> context.getBean(RateLimitsEndpoint.class).reset("user 1", "gpt-4"))
-                .withMessageContaining("entity"));
+        run(context -> {
+            WebEndpointResponse<Map<String, Object>> answer = context.getBean(RateLimitsEndpoint.class)
+                    .reset("user 1", "gpt-4");
+            assertThat(answer.getStatus()).isEqualTo(400);
+            assertThat(answer.getBody()).hasEntrySatisfying("error", error -> assertThat(error.toString())
+                    .contains("entity"));
+        });
+    }
+
+    @Test
+    void resetIsOffUnlessEnabled() {
+        runner.withPropertyValues("zae.limiter.endpoint-writes.resets=false").run(context ->
+                assertThat(context.getBean(RateLimitsEndpoint.class).reset("user-1", "gpt-4").getStatus())
+                        .isEqualTo(403));
     }
 }

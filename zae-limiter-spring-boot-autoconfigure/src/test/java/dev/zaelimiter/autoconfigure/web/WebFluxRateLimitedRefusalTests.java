@@ -100,4 +100,24 @@ class WebFluxRateLimitedRefusalTests {
                     });
                 });
     }
+
+    @Test
+    void anInvalidEntityFromTheRequestIsA400Problem() {
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+                        ZaeLimiterAutoConfiguration.class, ZaeLimiterReactiveAutoConfiguration.class,
+                        ZaeLimiterAopAutoConfiguration.class, ZaeLimiterWebFluxExceptionAutoConfiguration.class))
+                .withUserConfiguration(App.class)
+                .withPropertyValues("zae.limiter.resources.reports.limits.rpm.capacity=1")
+                .run(context -> WebFluxStackScenariosTests.serve(context, client -> {
+                    WebStackScenarios.Http http = WebFluxStackScenariosTests.http(client);
+                    assertThat(http.get("/reports", "X-User", "alice").status()).isEqualTo(200);
+                    WebStackScenarios.Answer refused = http.get("/reports", "X-User", "-bad");
+                    assertThat(refused.status()).isEqualTo(400);
+                    assertThat(refused.header("Content-Type")).isEqualTo("application/problem+json");
+                    assertThat(refused.body()).contains("\"detail\":\"Rate limiting on resource 'reports' identifies"
+                            + " callers by expression '#user', and this request's value is not a valid entity id")
+                            .doesNotContain("-bad");
+                }));
+    }
 }

@@ -2,9 +2,14 @@ package dev.zaelimiter.samples.gateway;
 
 import dev.zaelimiter.autoconfigure.test.AutoConfigureZaeLimiterTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
@@ -32,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @AutoConfigureZaeLimiterTest
+@ExtendWith(OutputCaptureExtension.class)
 class ReadmeTranscriptsTest {
 
     private static final Set<String> LEFT_OUT = Set.of("date", "content-length", "transfer-encoding", "connection",
@@ -88,6 +94,20 @@ class ReadmeTranscriptsTest {
     }
 
     /** The contents of every fenced block of {@code lang}, in order. */
+    /** The README's startup log lines of zae-limiter are what the sample, started as the README says, logs. */
+    @Test
+    void theReadmeStartupLinesOfZaeLimiterAreWhatTheSampleLogs(CapturedOutput output) throws Exception {
+        List<String> lines = blocks(Files.readString(Path.of("README.md")), "text").get(0).lines()
+                .filter(line -> line.startsWith("... d.z.a.")).toList();
+        assertThat(lines).isNotEmpty();
+        try (ConfigurableApplicationContext sample = new SpringApplicationBuilder(LlmGatewayApplication.class)
+                .run("--server.port=0")) {
+            for (String line : lines) {
+                assertThat(output.getOut()).contains(line.substring(line.indexOf(" : ") + 3));
+            }
+        }
+    }
+
     private static List<String> blocks(String markdown, String lang) {
         List<String> blocks = new ArrayList<>();
         String fence = "```" + lang + "\n";
