@@ -37,6 +37,7 @@ public record Usage(String entityId, String resource, String limitName, Instant 
         map.put("refused", refused);
         map.put("overdrawn", overdrawn);
         map.put("bypassed", bypassed);
+        map.put("degraded", degraded);
         return map;
     }
 }

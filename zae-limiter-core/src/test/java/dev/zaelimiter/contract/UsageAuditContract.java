@@ -183,6 +183,8 @@ public abstract class UsageAuditContract extends StoreContractSupport {
 
         assertThat(admin.usage("user-1", "api", "rpm", UsageGranularity.HOUR, START, DAY_AFTER))
                 .extracting(Usage::consumed, Usage::admitted, Usage::degraded).containsExactly(tuple(2L, 6L, 10L));
+        assertThat(admin.usage("user-1", UsageGranularity.HOUR, START, DAY_AFTER).get(0).toMap())
+                .containsEntry("degraded", 10L);
     }
 
     @Test
