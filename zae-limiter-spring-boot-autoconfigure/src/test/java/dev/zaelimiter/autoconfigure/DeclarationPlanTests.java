@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.NestedExceptionUtils;
 
 import java.time.Clock;
 import java.util.List;
@@ -136,7 +137,7 @@ class DeclarationPlanTests {
     void verifyWritesNothingAndFailsOrWarnsOnDrift(CapturedOutput output) {
         admin.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 50)));
         runner("zae.limiter.declarations.mode=verify", "zae.limiter.resources.gpt-4.limits.rpm.capacity=100")
-                .run(context -> assertThat(context).getFailure().rootCause()
+                .run(context -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
                         .isInstanceOf(InvalidDeclarationException.class)
                         .hasMessageContaining("zae.limiter.declarations.mode")
                         .hasMessageContaining("added 0, changed 1, removed 0, unchanged 0")
