@@ -81,8 +81,8 @@ final class DefaultLease implements Lease {
             List<Map<String, Long>> taken = taken();
             for (int i : touched) {
                 // what the lease holds never goes below nothing: a refund beyond its take leaves it holding 0
-                taken.get(i).merge(limitName, Math.max(0, deltaMilli),
-                        (held, delta) -> Math.max(0, BucketMath.saturatedAdd(held, deltaMilli)));
+                taken.get(i).compute(limitName,
+                        (name, held) -> Math.max(0, BucketMath.saturatedAdd(held == null ? 0 : held, deltaMilli)));
             }
         }
     }

@@ -8,11 +8,13 @@ public class ValidationException extends RateLimiterException {
 
     private final String field;
     private final transient Object value;
+    private final String rule;
 
     public ValidationException(String field, Object value, String rule) {
         super(field + " " + quote(value) + " is invalid: " + rule);
         this.field = field;
         this.value = value;
+        this.rule = rule;
     }
 
     /** The value as the message shows it: quoted when it is text, cut short when it is long. */
@@ -35,5 +37,10 @@ public class ValidationException extends RateLimiterException {
     /** The rejected value, as given. */
     public Object value() {
         return value;
+    }
+
+    /** The rule the value broke, as the message states it after "is invalid: ". */
+    public String rule() {
+        return rule;
     }
 }

@@ -58,7 +58,7 @@ public class ZaeLimiterAutoConfiguration {
             } catch (ValidationException e) {
                 throw new InvalidDeclarationException(e.field().equals("circuitBreaker.failureThreshold")
                         ? "zae.limiter.circuit-breaker.failure-threshold" : "zae.limiter.circuit-breaker.cool-down",
-                        "is '" + e.value() + "'; " + e.getMessage().substring(e.getMessage().indexOf(": ") + 2));
+                        "is '" + e.value() + "'; " + e.rule());
             }
         }
         List<RateLimiterListener> all = listeners.orderedStream().toList();

@@ -164,7 +164,7 @@ final class RateLimitedMethod {
             } catch (ValidationException e) {
                 throw new RateLimitedEntityException(resource, entity.source(), id, false, where
                         + ": the entity expression '" + entity.source() + "' gave an invalid entity id: "
-                        + e.getMessage().substring(e.getMessage().indexOf(": ") + 2));
+                        + e.rule());
             }
         }
 
