@@ -72,7 +72,8 @@ final class LocalReservations {
     private final Executor executor;
     private final Map<PoolKey, Pool> pools = new ConcurrentHashMap<>();
     private ScheduledExecutorService sweeper;
-    private boolean closed;
+    /** Set once by {@link #close()}: from then on no call takes a batch, so nothing is held after the sweep. */
+    private volatile boolean closed;
 
     private record PoolKey(BucketKey bucket, String limit) {
     }
@@ -189,7 +190,7 @@ final class LocalReservations {
             pool.record(amount, now);
             long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
             while (true) {
-                if (!pool.stale && pool.usable(now) && pool.unused >= amount) {
+                if (!pool.stale && !closed && pool.usable(now) && pool.unused >= amount) {
                     pool.unused -= amount;
                     pool.handed += amount;
                     prefetchIfLow(pool, amount, now);
@@ -223,9 +224,9 @@ final class LocalReservations {
                 pool.grown = Math.min(cap, Math.max(2 * pool.grown, 2 * amount));
             }
             used = pool.handed;
-            returned = pool.usable(now) && !pool.stale ? 0 : pool.unused;
+            returned = pool.usable(now) && !pool.stale && !closed ? 0 : pool.unused;
             pool.unused -= returned;
-            wanted = Math.max(0, pool.batch(amount, now) - pool.unused) + pool.waiting;
+            wanted = closed ? 0 : Math.max(0, pool.batch(amount, now) - pool.unused) + pool.waiting;
             pool.exchanging = true;
         }
         BucketWrites.Exchanged result = null;
@@ -318,7 +319,7 @@ final class LocalReservations {
     /** Asks for the next batch in the background when the pool runs low, so that calls need not wait for it. */
     private void prefetchIfLow(Pool pool, long amount, long now) {
         long batch = pool.batch(amount, now);
-        if (batch == 0 || pool.exchanging || now < pool.shortUntil
+        if (batch == 0 || closed || pool.exchanging || now < pool.shortUntil
                 || (pool.unused >= batch / 2 && now < pool.expiry - HOLD_MILLIS / 2)) {
             return;
         }

@@ -69,6 +69,24 @@ class DynamoDbCloseTest {
     }
 
     @Test
+    void aCallRacingCloseTakesNoBatchThatNobodyWouldGiveBack() {
+        DynamoDbStore store = DynamoDbTestStores.newStore(getClass(), clock);
+        RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).build();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perSecond("r", 100).withLocalReservations()));
+        for (int i = 0; i < 30; i++) {
+            limiter.acquire("tenant", "api", Map.of("r", 1L)).close();
+        }
+        assertThat(Holds.held(store.bucketItemForTest("tenant", "api"), "r")).isPositive();
+        store.closeReservationsForTest();                     // close() has given the batches back, the client is up
+        assertThat(Holds.held(store.bucketItemForTest("tenant", "api"), "r")).isZero();
+
+        assertThat(limiter.acquire("tenant", "api", Map.of("r", 1L)).degraded()).isFalse();
+        assertThat(Holds.held(store.bucketItemForTest("tenant", "api"), "r"))
+                .as("a call that slipped in after the sweep holds nothing past close").isZero();
+        assertThat(limiter.available("tenant", "api")).containsEntry("r", 69L);
+    }
+
+    @Test
     void closeLetsAnIdleReturnInFlightFinish() throws Exception {
         AtomicBoolean armed = new AtomicBoolean();
         AtomicBoolean interrupted = new AtomicBoolean();
