@@ -116,11 +116,9 @@ public final class RateLimiterAdmin {
                 throw new ValidationException("entityId", entityId, "the entity still has children "
                         + children.stream().map(Entity::id).toList() + "; move them with setParent first");
             }
-            String before = describe(store.getEntity(entityId).orElse(null));
-            String defaults = before(ConfigScope.entity(entityId, DEFAULT_RESOURCE), RateLimiterAdmin::describe);
+            String before = describe(store.getEntity(entityId).orElse(null)) + levelsOf(entityId);
             store.deleteEntity(entityId);
-            audit.record("delete-entity", entityId, null, defaults == null ? before
-                    : before + ", " + DEFAULT_RESOURCE + " " + defaults, null);
+            audit.record("delete-entity", entityId, null, before, null);
         }
     }
 
@@ -331,6 +329,24 @@ public final class RateLimiterAdmin {
         } catch (CorruptStateException e) {
             return "(unreadable)";
         }
+    }
+
+    /**
+     * What each configuration level of {@code entityId} sets ({@code _default_} and every resource), for the audit
+     * of its deletion: {@code ", <resource> <what it sets>"} per level, empty when it has none or nothing is audited.
+     */
+    private String levelsOf(String entityId) {
+        if (audit.store() == null) {
+            return "";
+        }
+        StringBuilder levels = new StringBuilder();
+        for (ConfigScope scope : store.entityScopes(entityId)) {
+            String set = before(scope, RateLimiterAdmin::describe);
+            if (set != null) {
+                levels.append(", ").append(scope.resource()).append(' ').append(set);
+            }
+        }
+        return levels.toString();
     }
 
     private static String describe(List<Limit> limits) {

@@ -61,6 +61,15 @@ public interface LimiterStore extends AutoCloseable {
      */
     boolean deleteEntity(String entityId);
 
+    /**
+     * The configuration levels {@code entityId} sets something on: its {@code _default_} level and its level on
+     * each resource, ordered by resource. What {@link #deleteEntity} removes with the record, so that the audit log
+     * can say what went. Stores that decorate another must delegate this too.
+     */
+    default List<ConfigScope> entityScopes(String entityId) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not list an entity's levels");
+    }
+
     /** The entities whose parent is {@code parentId}. */
     List<Entity> children(String parentId);
 

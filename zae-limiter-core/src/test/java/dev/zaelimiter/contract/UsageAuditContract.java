@@ -213,6 +213,30 @@ public abstract class UsageAuditContract extends StoreContractSupport {
     }
 
     @Test
+    void deleteEntityRecordsEveryLevelItHadAndTheStoreListsThem() {
+        admin.createEntity(Entity.of("user-1").withName("Ann"));
+        admin.setLimits("user-1", "_default_", List.of(Limit.perMinute("rpm", 7)));
+        admin.setLimits("user-1", "gpt-4", List.of(Limit.perMinute("tpm", 900)));
+        admin.setEntityDisabled("user-1", "gpt-4", DisabledMode.BYPASS);
+        admin.setEntityCascade("user-1", "claude", true);
+        admin.setLimits("user-2", "gpt-4", List.of(Limit.perMinute("tpm", 5)));
+
+        assertThat(store.entityScopes("user-1")).extracting(scope -> scope.resource())
+                .containsExactly("_default_", "claude", "gpt-4");
+        assertThat(store.entityScopes("nobody")).isEmpty();
+        admin.deleteEntity("user-1");
+
+        AuditEvent deleted = admin.audit(AuditQuery.entity("user-1")).events().get(0);
+        assertThat(deleted.action()).isEqualTo("delete-entity");
+        assertThat(deleted.before()).isEqualTo(Entity.of("user-1").withName("Ann")
+                + ", _default_ limits [" + Limit.perMinute("rpm", 7) + "]"
+                + ", claude cascade true"
+                + ", gpt-4 limits [" + Limit.perMinute("tpm", 900) + "], disabled BYPASS");
+        assertThat(store.entityScopes("user-1")).isEmpty();
+        assertThat(store.entityScopes("user-2")).extracting(scope -> scope.resource()).containsExactly("gpt-4");
+    }
+
+    @Test
     void anUpstreamPauseIsAttributedToUpstreamNotToTheSignedInUser() {
         RateLimiter alice = RateLimiter.builder().store(store).clock(clock).actor(() -> "alice").build();
         alice.pause("openai", Duration.ofMinutes(1));

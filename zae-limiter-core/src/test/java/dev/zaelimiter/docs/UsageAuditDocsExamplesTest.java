@@ -3,6 +3,7 @@ package dev.zaelimiter.docs;
 import dev.zaelimiter.AuditEvent;
 import dev.zaelimiter.AuditPage;
 import dev.zaelimiter.AuditQuery;
+import dev.zaelimiter.Entity;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
@@ -114,5 +115,22 @@ class UsageAuditDocsExamplesTest {
                 .isInstanceOf(ValidationException.class)       // a cursor the log did not give
                 .hasMessageContaining("cursor");
         // end::auditLog[]
+    }
+
+    @Test
+    void deleteEntityAudit() {
+        // tag::deleteEntityAudit[]
+        RateLimiterAdmin admin = RateLimiter.builder().store(store).build().admin();
+        admin.createEntity("tenant-7");
+        admin.setLimits("tenant-7", "_default_", List.of(Limit.perMinute("rpm", 60)));
+        admin.setLimits("tenant-7", "gpt-4", List.of(Limit.perMinute("tpm", 50_000)));
+        admin.deleteEntity("tenant-7");
+
+        AuditEvent deleted = admin.audit(AuditQuery.entity("tenant-7")).events().get(0);
+        assertThat(deleted.action()).isEqualTo("delete-entity");
+        assertThat(deleted.before()).isEqualTo(Entity.of("tenant-7")
+                + ", _default_ limits [" + Limit.perMinute("rpm", 60) + "]"
+                + ", gpt-4 limits [" + Limit.perMinute("tpm", 50_000) + "]");
+        // end::deleteEntityAudit[]
     }
 }

@@ -167,6 +167,11 @@ public final class ForwardingStore implements LimiterStore {
     }
 
     @Override
+    public List<ConfigScope> entityScopes(String entityId) {
+        return delegate.entityScopes(entityId);
+    }
+
+    @Override
     public List<Entity> children(String parentId) {
         return delegate.children(parentId);
     }

@@ -117,6 +117,12 @@ public final class SwitchableStore implements LimiterStore {
     }
 
     @Override
+    public List<ConfigScope> entityScopes(String entityId) {
+        check();
+        return delegate.entityScopes(entityId);
+    }
+
+    @Override
     public List<Entity> children(String parentId) {
         check();
         return delegate.children(parentId);

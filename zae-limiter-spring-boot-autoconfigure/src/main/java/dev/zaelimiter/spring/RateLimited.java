@@ -108,6 +108,16 @@ public @interface RateLimited {
      */
     Class<? extends Throwable>[] pauseOn() default {};
 
+    /**
+     * What this call does when the store cannot decide it, overriding the limiter's policy
+     * ({@code zae.limiter.on-unavailable}) for this annotation: {@code onUnavailable = Unavailable.BLOCK} fails the
+     * call with {@link dev.zaelimiter.StoreUnavailableException} (a login that must fail closed),
+     * {@code Unavailable.ALLOW} runs the method without a recorded lease (a read that may fail open). Empty (the
+     * default) keeps the limiter's. At most one value (checked at startup). See
+     * {@link dev.zaelimiter.AcquireRequest#onUnavailable}.
+     */
+    dev.zaelimiter.Unavailable[] onUnavailable() default {};
+
     /** Holds several {@link RateLimited} annotations on one method or class; written implicitly by repeating them. */
     @Target({ElementType.METHOD, ElementType.TYPE})
     @Retention(RetentionPolicy.RUNTIME)

@@ -176,6 +176,10 @@ class UnknownPropertiesTests {
                 "zae.limiter.web.rules[0].entity.header=X-Api-Key", "zae.limiter.web.rules[0].entity.default=anon",
                 "zae.limiter.web.rules[0].entity.hash.enabled=false",
                 "zae.limiter.web.rules[0].consume.rpm=1", "zae.limiter.web.rules[0].max-wait=0s",
+                "zae.limiter.web.rules[0].on-unavailable=allow",
+                "zae.limiter.client.targets.provider.resource=api",
+                "zae.limiter.client.targets.provider.entity.id=shared",
+                "zae.limiter.client.targets.provider.on-unavailable=block",
                 "zae.limiter.aop.enabled=true", "zae.limiter.aop.order=5", "zae.limiter.metrics.enabled=true")
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(RateLimiter.class);

@@ -3,6 +3,8 @@ package dev.zaelimiter.docs;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.aop.RateLimitedAdvisor;
 import dev.zaelimiter.autoconfigure.aop.ZaeLimiterAopAutoConfiguration;
@@ -11,7 +13,9 @@ import dev.zaelimiter.spring.Consume;
 import dev.zaelimiter.spring.RateLimitContext;
 import dev.zaelimiter.spring.RateLimited;
 // end::annotationImports[]
+import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.testing.MutableClock;
+import dev.zaelimiter.testing.SwitchableStore;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -134,6 +138,30 @@ class AnnotationDocsExamplesTest {
             assertThat(limiter.available("acme", "imports")).containsEntry("rpm", 9L);   // only the empty file cost
             // end::annotationRollbackOnUsage[]
         });
+    }
+
+    @Test
+    void onUnavailable() {
+        SwitchableStore store = new SwitchableStore();
+        runner.withBean(AccountService.class).withBean(LimiterStore.class, () -> store)
+                .withPropertyValues("zae.limiter.on-unavailable=block").run(context -> {
+                    AccountService accounts = context.getBean(AccountService.class);
+                    assertThat(accounts.signIn("ada")).isEqualTo("welcome ada");
+                    store.down();
+                    // tag::annotationOnUnavailableUsage[]
+                    // with the store out
+                    assertThatThrownBy(() -> accounts.signIn("ada")).isInstanceOf(StoreUnavailableException.class);
+                    assertThat(accounts.profile("ada")).isEqualTo("profile of ada");
+                    // end::annotationOnUnavailableUsage[]
+                    store.up();
+                });
+        runner.withBean(AccountService.class).withBean(LimiterStore.class, () -> store)
+                .withPropertyValues("zae.limiter.on-unavailable=allow").run(context -> {
+                    AccountService accounts = context.getBean(AccountService.class);
+                    store.down();
+                    assertThatThrownBy(() -> accounts.signIn("ada")).isInstanceOf(StoreUnavailableException.class);
+                    assertThat(accounts.profile("ada")).isEqualTo("profile of ada");
+                });
     }
 
     @Test
@@ -261,6 +289,24 @@ interface Storage {
     void save(String tenant, String csv);
 }
 // end::annotationRollbackOn[]
+
+// tag::annotationOnUnavailable[]
+@Service
+class AccountService {
+
+    @RateLimited(resource = "accounts", entity = "#user", consume = @Consume(limit = "rpm"),
+            onUnavailable = Unavailable.BLOCK)                   // fails closed: no guessing without the store
+    public String signIn(String user) {
+        return "welcome " + user;
+    }
+
+    @RateLimited(resource = "accounts", entity = "#user", consume = @Consume(limit = "rpm"),
+            onUnavailable = Unavailable.ALLOW)                   // fails open: a read may go on unrecorded
+    public String profile(String user) {
+        return "profile of " + user;
+    }
+}
+// end::annotationOnUnavailable[]
 
 // tag::annotationAsync[]
 @Service

@@ -3,6 +3,7 @@ package dev.zaelimiter.docs;
 import com.sun.net.httpserver.HttpServer;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.ResourcePausedException;
+import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.autoconfigure.client.OutboundRateLimits;
 import dev.zaelimiter.autoconfigure.client.OutboundTarget;
@@ -14,7 +15,9 @@ import dev.zaelimiter.autoconfigure.reactive.ZaeLimiterReactiveAutoConfiguration
 import dev.zaelimiter.spring.Consume;
 import dev.zaelimiter.spring.RateLimited;
 import dev.zaelimiter.spring.UpstreamRetryAfter;
+import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.testing.MutableClock;
+import dev.zaelimiter.testing.SwitchableStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -111,6 +114,24 @@ class OutboundCallsDocsExamplesTest {
             clock.advance(Duration.ofSeconds(20));
             openai.post().uri("/v1/chat/completions").attribute("apiKeyId", "key-2").body("{}").retrieve()
                     .body(String.class);
+        });
+    }
+
+    @Test
+    void eachTargetKeepsItsPolicyWhenTheStoreIsOut() {
+        SwitchableStore store = new SwitchableStore();
+        runner.withBean(LimiterStore.class, () -> store).run(context -> {
+            assertThat(context).hasNotFailed();
+            OutboundRateLimits outbound = context.getBean(OutboundRateLimits.class);
+            RestClient openai = RestClient.builder().baseUrl(openAiUrl)
+                    .requestInterceptor(outbound.interceptor("openai")).build();
+            RestClient partner = RestClient.builder().baseUrl(openAiUrl)
+                    .requestInterceptor(outbound.interceptor("partner")).build();
+            store.down();
+            assertThat(openai.post().uri("/v1/chat/completions").attribute("apiKeyId", "key-1").body("{}")
+                    .retrieve().body(String.class)).isNotNull();
+            assertThatThrownBy(() -> partner.get().uri("/orders").retrieve().body(String.class))
+                    .isInstanceOf(StoreUnavailableException.class);
         });
     }
 

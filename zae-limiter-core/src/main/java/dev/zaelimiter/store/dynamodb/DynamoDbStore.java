@@ -403,6 +403,22 @@ public final class DynamoDbStore implements LimiterStore {
     }
 
     @Override
+    public List<ConfigScope> entityScopes(String entityId) {
+        String prefix = Keys.CONFIG + "#";
+        List<Map<String, AttributeValue>> items = queryAll(QueryRequest.builder().tableName(table)
+                .keyConditionExpression("PK = :pk AND begins_with(SK, :cfg)")
+                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(keys.entityPk(entityId)),
+                        ":cfg", AttributeValue.fromS(prefix)))
+                .projectionExpression("PK, SK")
+                .consistentRead(true)
+                .build());
+        return items.stream()
+                .map(item -> ConfigScope.entity(entityId, item.get(Keys.SK).s().substring(prefix.length())))
+                .sorted(Comparator.comparing(ConfigScope::resource))
+                .toList();
+    }
+
+    @Override
     public List<Entity> children(String parentId) {
         List<Map<String, AttributeValue>> items = queryAll(QueryRequest.builder().tableName(table)
                 .indexName(Keys.GSI1)

@@ -425,6 +425,14 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     }
 
     @Override
+    public List<ConfigScope> entityScopes(String entityId) {
+        return config.keySet().stream()
+                .filter(scope -> entityId.equals(scope.entityId()))
+                .sorted(Comparator.comparing(ConfigScope::resource))
+                .toList();
+    }
+
+    @Override
     public List<Entity> children(String parentId) {
         return entities.values().stream()
                 .filter(e -> parentId.equals(e.parentId()))

@@ -1,6 +1,5 @@
 package dev.zaelimiter.autoconfigure.aop;
 
-import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.LeaseClosedException;
 import dev.zaelimiter.RateLimiter;
@@ -122,10 +121,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
         for (int i = 0; i < count; i++) {
             try {
                 RateLimitedMethod.Operation operation = operations[i];
-                leases[i] = operation.maxWait.isZero()
-                        ? rateLimiter.acquire(entities[i], operation.resource, amounts[i])
-                        : rateLimiter.acquire(AcquireRequest.of(entities[i], operation.resource).consume(amounts[i])
-                                .maxWait(operation.maxWait).priority(operation.priority));
+                leases[i] = operation.needsRequest()
+                        ? rateLimiter.acquire(operation.request(entities[i], amounts[i]))
+                        : rateLimiter.acquire(entities[i], operation.resource, amounts[i]);
             } catch (Throwable rejected) {
                 for (int j = i - 1; j >= 0; j--) {
                     rollback(leases[j], rejected);
@@ -175,10 +173,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
         String entity = operation.entityId(args, call);
         Map<String, Long> amounts = operation.amounts(args, call);
         RateLimiter rateLimiter = limiter();
-        Lease lease = operation.maxWait.isZero()
-                ? rateLimiter.acquire(entity, operation.resource, amounts)
-                : rateLimiter.acquire(AcquireRequest.of(entity, operation.resource).consume(amounts)
-                        .maxWait(operation.maxWait).priority(operation.priority));
+        Lease lease = operation.needsRequest()
+                ? rateLimiter.acquire(operation.request(entity, amounts))
+                : rateLimiter.acquire(entity, operation.resource, amounts);
         RateLimitContext.Scope scope = RateLimitContext.open(operation.resource, lease);
         Object result;
         try {

@@ -1,11 +1,11 @@
 package dev.zaelimiter.autoconfigure.aop;
 
-import dev.zaelimiter.spring.UpstreamRetryAfter;
-
-import java.time.Duration;
+import dev.zaelimiter.AcquireRequest;
+import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.spring.RateLimitedExpressionRoot;
+import dev.zaelimiter.spring.UpstreamRetryAfter;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
@@ -13,6 +13,7 @@ import org.springframework.expression.Expression;
 import java.lang.reflect.Method;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -89,6 +90,8 @@ final class RateLimitedMethod {
         final String where;
         /** Failures that pause the resource for their {@code UpstreamRetryAfter.retryAfter()}. */
         final Class<? extends Throwable>[] pauseOn;
+        /** What the call does when the store cannot decide it; {@code null} keeps the limiter's policy. */
+        final Unavailable onUnavailable;
         /** The amounts when all of them are whole-number literals, built once; {@code null} otherwise. */
         private final Map<String, Long> constantAmounts;
 
@@ -101,6 +104,13 @@ final class RateLimitedMethod {
         Operation(String resource, Value entity, String[] limits, Value[] amounts,
                 Class<? extends Throwable>[] rollbackOn, Duration maxWait, int priority, String where,
                 Class<? extends Throwable>[] pauseOn) {
+            this(resource, entity, limits, amounts, rollbackOn, maxWait, priority, where, pauseOn, null);
+        }
+
+        Operation(String resource, Value entity, String[] limits, Value[] amounts,
+                Class<? extends Throwable>[] rollbackOn, Duration maxWait, int priority, String where,
+                Class<? extends Throwable>[] pauseOn, Unavailable onUnavailable) {
+            this.onUnavailable = onUnavailable;
             this.pauseOn = pauseOn;
             this.maxWait = maxWait;
             this.priority = priority;
@@ -131,6 +141,17 @@ final class RateLimitedMethod {
                 map.put(limits[i], (Long) ((Constant) amounts[i]).value);
             }
             return Collections.unmodifiableMap(map);
+        }
+
+        /** Whether a call needs an {@link AcquireRequest}: it may wait (its priority orders waiters), or sets a policy. */
+        boolean needsRequest() {
+            return !maxWait.isZero() || onUnavailable != null;
+        }
+
+        /** The request of a call for {@code entityId} consuming {@code amounts}. */
+        AcquireRequest request(String entityId, Map<String, Long> amounts) {
+            return AcquireRequest.of(entityId, resource).consume(amounts).maxWait(maxWait).priority(priority)
+                    .onUnavailable(onUnavailable);
         }
 
         /** How long {@code failure} asks to pause the resource, or {@code null} when it is not in pauseOn. */

@@ -249,8 +249,13 @@ public class RateLimitedOperationSource {
                         + " UpstreamRetryAfter, so it cannot say how long to pause", null);
             }
         }
+        if (annotation.onUnavailable().length > 1) {
+            throw invalid(where, "onUnavailable lists " + java.util.Arrays.toString(annotation.onUnavailable())
+                    + "; give at most one policy", null);
+        }
         return new RateLimitedMethod.Operation(resource, entity, limits, amounts, annotation.rollbackOn().clone(),
-                maxWait, annotation.priority(), where, annotation.pauseOn().clone());
+                maxWait, annotation.priority(), where, annotation.pauseOn().clone(),
+                annotation.onUnavailable().length == 0 ? null : annotation.onUnavailable()[0]);
     }
 
     private static Long parseAmount(String amount, String where, String limit) {

@@ -1,6 +1,5 @@
 package dev.zaelimiter.autoconfigure.aop;
 
-import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.LeaseClosedException;
 import dev.zaelimiter.RateLimiter;
@@ -93,9 +92,8 @@ final class ReactiveRateLimitedCalls {
             return Flux.range(0, operations.length)
                     .concatMap(i -> {
                         RateLimitedMethod.Operation operation = operations[i];
-                        AcquireRequest request = AcquireRequest.of(entities[i], operation.resource)
-                                .consume(amounts[i]).maxWait(operation.maxWait).priority(operation.priority);
-                        return reactive.acquire(request).doOnNext(lease -> leases[i] = lease);
+                        return reactive.acquire(operation.request(entities[i], amounts[i]))
+                                .doOnNext(lease -> leases[i] = lease);
                     })
                     .then(Mono.fromSupplier(() -> leases))
                     .onErrorResume(rejected -> rollbackAcquired(reactive, leases, rejected).then(Mono.error(rejected)))

@@ -39,7 +39,8 @@ final class OutboundCalls {
     }
 
     static AcquireRequest request(OutboundTarget target, String entityId, Duration maxWait) {
-        return AcquireRequest.of(entityId, target.resource()).consume(target.consume()).maxWait(maxWait);
+        return AcquireRequest.of(entityId, target.resource()).consume(target.consume()).maxWait(maxWait)
+                .onUnavailable(target.onUnavailable());
     }
 
     /** Whether {@code status} is one of the target's pausing statuses: its lease is rolled back, whatever follows. */

@@ -40,7 +40,7 @@ public class OutboundRateLimits {
             return new OutboundTarget(name, target.getResource(), entity.getId(), entity.getAttribute(),
                     target.getConsume(), target.getMaxWait(), target.getPause(),
                     target.getPauseOn() == null ? null : Set.copyOf(target.getPauseOn()), target.getAdjustFrom(),
-                    target.getMaxPause());
+                    target.getMaxPause(), target.getOnUnavailable());
         } catch (ValidationException e) {
             String field = switch (e.field()) {
                 case "resource" -> ".resource";

@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure.client;
 
+import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.internal.Identifiers;
 
@@ -27,10 +28,12 @@ import java.util.Set;
  * @param adjustFrom  per limit name, a response header holding the tokens the call really used; the lease is
  *                    adjusted to it
  * @param maxPause    the longest pause an upstream {@code Retry-After} may cause; a longer one is cut to it
+ * @param onUnavailable what a call does when the store cannot decide it: {@code BLOCK} fails it, {@code ALLOW} sends
+ *                    it unrecorded; {@code null} keeps the limiter's policy
  */
 public record OutboundTarget(String name, String resource, String entityId, String entityAttribute,
         Map<String, Long> consume, Duration maxWait, PauseScope pause, Set<Integer> pauseOn,
-        Map<String, String> adjustFrom, Duration maxPause) {
+        Map<String, String> adjustFrom, Duration maxPause, Unavailable onUnavailable) {
 
     /** What an upstream {@code Retry-After} pauses. */
     public enum PauseScope {
@@ -45,6 +48,13 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
 
     /** The longest pause an upstream may cause by default. */
     public static final Duration DEFAULT_MAX_PAUSE = Duration.ofHours(1);
+
+    /** A target that keeps the limiter's unavailability policy. */
+    public OutboundTarget(String name, String resource, String entityId, String entityAttribute,
+            Map<String, Long> consume, Duration maxWait, PauseScope pause, Set<Integer> pauseOn,
+            Map<String, String> adjustFrom, Duration maxPause) {
+        this(name, resource, entityId, entityAttribute, consume, maxWait, pause, pauseOn, adjustFrom, maxPause, null);
+    }
 
     public OutboundTarget {
         Objects.requireNonNull(name, "name");
@@ -97,6 +107,7 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
         private Set<Integer> pauseOn = DEFAULT_PAUSE_ON;
         private final Map<String, String> adjustFrom = new LinkedHashMap<>();
         private Duration maxPause = DEFAULT_MAX_PAUSE;
+        private Unavailable onUnavailable;
 
         private Builder(String name) {
             this.name = name;
@@ -153,10 +164,20 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
             return this;
         }
 
+        /**
+         * What a call does when the store cannot decide it, instead of the limiter's policy: {@code BLOCK} fails it
+         * with {@link dev.zaelimiter.StoreUnavailableException}, {@code ALLOW} sends it unrecorded; {@code null}
+         * keeps the limiter's.
+         */
+        public Builder onUnavailable(Unavailable onUnavailable) {
+            this.onUnavailable = onUnavailable;
+            return this;
+        }
+
         /** @throws ValidationException naming what is wrong */
         public OutboundTarget build() {
             return new OutboundTarget(name, resource, entityId, entityAttribute, consume, maxWait, pause, pauseOn,
-                    adjustFrom, maxPause);
+                    adjustFrom, maxPause, onUnavailable);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure.client;
 
+import dev.zaelimiter.Unavailable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -52,6 +53,20 @@ public class ZaeLimiterClientProperties {
 
         /** The longest pause an upstream Retry-After may cause; a longer one is cut to it. */
         private Duration maxPause = OutboundTarget.DEFAULT_MAX_PAUSE;
+
+        /**
+         * What a call does when the store cannot decide it, instead of zae.limiter.on-unavailable: block fails it,
+         * allow sends it unrecorded. Unset keeps the limiter's policy.
+         */
+        private Unavailable onUnavailable;
+
+        public Unavailable getOnUnavailable() {
+            return onUnavailable;
+        }
+
+        public void setOnUnavailable(Unavailable onUnavailable) {
+            this.onUnavailable = onUnavailable;
+        }
 
         /** HTTP service groups (Spring Boot 4's @ImportHttpServices) whose clients call through this target. */
         private Set<String> groups = new LinkedHashSet<>();

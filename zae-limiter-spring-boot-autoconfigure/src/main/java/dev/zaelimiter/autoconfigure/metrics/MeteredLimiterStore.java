@@ -39,7 +39,8 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
     enum Operation {
         LOAD_CONFIG("loadConfig"), GET_LEVEL("getLevel"), PUT_LIMITS("putLimits"), PUT_DISABLED("putDisabled"),
         PUT_CASCADE("putCascade"), PUT_PAUSE("putPause"), CREATE_ENTITY("createEntity"), GET_ENTITY("getEntity"),
-        UPDATE_ENTITY("updateEntity"), DELETE_ENTITY("deleteEntity"), CHILDREN("children"),
+        UPDATE_ENTITY("updateEntity"), DELETE_ENTITY("deleteEntity"), ENTITY_SCOPES("entityScopes"),
+        CHILDREN("children"),
         TRY_ACQUIRE("tryAcquire"), APPLY("apply"), RENEW("renew"), DELETE_BUCKET("deleteBucket"), PEEK("peek");
 
         final String tag;
@@ -161,6 +162,11 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
     @Override
     public boolean deleteEntity(String entityId) {
         return time(Operation.DELETE_ENTITY, () -> delegate.deleteEntity(entityId));
+    }
+
+    @Override
+    public List<ConfigScope> entityScopes(String entityId) {
+        return time(Operation.ENTITY_SCOPES, () -> delegate.entityScopes(entityId));
     }
 
     @Override

@@ -17,7 +17,9 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>{@value #DECISIONS}, a counter tagged {@code resource}, {@code outcome} ({@code admitted},
  *       {@code rejected}, {@code bypassed}, {@code degraded}) and {@code limit} (the limit that refused the call,
- *       several sorted and joined with {@code ,}, or {@code none}), plus {@code entity} when asked for;</li>
+ *       several sorted and joined with {@code ,}, or {@code none}) and {@code on-unavailable} (the unavailability
+ *       policy that applied to the call, {@code block} or {@code allow}: the request's own or the limiter's; a
+ *       {@code degraded} outcome is always {@code allow}), plus {@code entity} when asked for;</li>
  *   <li>{@value #DECISION_LATENCY}, a timer of how long each decision took, store included, tagged
  *       {@code resource} and {@code outcome};</li>
  *   <li>{@value #PARENT_NOT_DEBITED}, a counter of admitted cascading calls whose parent has no limits for the
@@ -40,6 +42,9 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
     public static final String PARENT_NOT_DEBITED = "zae.limiter.cascade.parent-not-debited";
     /** The counter of calls admitted while a soft limit was in debt. */
     public static final String SOFT_OVERAGE = "zae.limiter.soft.overage";
+
+    /** The tag naming the unavailability policy that applied to a decision. */
+    public static final String ON_UNAVAILABLE = "on-unavailable";
 
     /** The {@code limit} tag of a decision that no limit refused. */
     public static final String NO_LIMIT = "none";
@@ -81,7 +86,7 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
         Tags tags = Tags.of("resource", decision.resource(),
                 "outcome", decision.outcome().name().toLowerCase(Locale.ROOT));
         latency.withTags(tags).record(decision.latency());
-        Tags counted = tags.and("limit", limit(decision));
+        Tags counted = tags.and("limit", limit(decision)).and(ON_UNAVAILABLE, policy(decision));
         if (entityTag) {
             counted = counted.and("entity", decision.entityId());
         }
@@ -100,6 +105,12 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
                 softOverage.withTags(entityTag ? tags.and("entity", decision.entityId()) : tags).increment();
             }
         }
+    }
+
+    /** The policy that applied to the call, lower case; {@value #NO_LIMIT} for a decision that names none. */
+    static String policy(Decision decision) {
+        return decision.onUnavailable() == null ? NO_LIMIT
+                : decision.onUnavailable().name().toLowerCase(Locale.ROOT);
     }
 
     /** The limits that refused the call, sorted and joined with commas, or {@value #NO_LIMIT}. */

@@ -102,6 +102,11 @@ public final class ZaeLimiterTestStore implements LimiterStore {
     }
 
     @Override
+    public List<ConfigScope> entityScopes(String entityId) {
+        return delegate.entityScopes(entityId);
+    }
+
+    @Override
     public List<Entity> children(String parentId) {
         return delegate.children(parentId);
     }

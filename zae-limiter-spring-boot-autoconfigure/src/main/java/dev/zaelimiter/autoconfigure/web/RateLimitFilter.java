@@ -1,6 +1,5 @@
 package dev.zaelimiter.autoconfigure.web;
 
-import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Attempt;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.NoLimitsConfiguredException;
@@ -192,10 +191,9 @@ public class RateLimitFilter extends OncePerRequestFilter {
     private Lease acquire(RateLimitRule rule, String entityId, HttpServletRequest http, HttpServletResponse response)
             throws IOException {
         try {
-            Attempt attempt = rule.maxWait().isZero()
-                    ? limiter.tryAcquire(entityId, rule.resource(), rule.consume())
-                    : limiter.tryAcquire(AcquireRequest.of(entityId, rule.resource()).consume(rule.consume())
-                            .maxWait(rule.maxWait()));
+            Attempt attempt = rule.needsRequest()
+                    ? limiter.tryAcquire(rule.request(entityId))
+                    : limiter.tryAcquire(entityId, rule.resource(), rule.consume());
             if (attempt.admitted()) {
                 return attempt.lease();
             }

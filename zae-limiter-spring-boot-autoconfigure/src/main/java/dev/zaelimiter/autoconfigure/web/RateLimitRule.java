@@ -1,7 +1,9 @@
 package dev.zaelimiter.autoconfigure.web;
 
+import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.autoconfigure.InvalidDeclarationException;
 import org.slf4j.Logger;
@@ -90,11 +92,14 @@ final class RateLimitRule {
     private final String defaultId;
     private final EntityHasher hasher;
     private final Duration maxWait;
+    private final Unavailable onUnavailable;
     private final RateLimitHeaders.LastPolicy lastPolicy = new RateLimitHeaders.LastPolicy();
 
     private RateLimitRule(PathPattern[] paths, String[] methods, String resource, Map<String, Long> consume,
-            EntitySource source, String sourceDescription, String defaultId, EntityHasher hasher, Duration maxWait) {
+            EntitySource source, String sourceDescription, String defaultId, EntityHasher hasher, Duration maxWait,
+            Unavailable onUnavailable) {
         this.maxWait = maxWait;
+        this.onUnavailable = onUnavailable;
         this.paths = paths;
         this.literalPaths = literalPaths(paths);
         this.methods = methods;
@@ -187,6 +192,21 @@ final class RateLimitRule {
     /** How long a request may wait for capacity; zero refuses at once. */
     Duration maxWait() {
         return maxWait;
+    }
+
+    /** What a request does when the store cannot decide it; {@code null} keeps the limiter's policy. */
+    Unavailable onUnavailable() {
+        return onUnavailable;
+    }
+
+    /** The acquire request of a request counted against {@code entityId}. */
+    AcquireRequest request(String entityId) {
+        return AcquireRequest.of(entityId, resource).consume(consume).maxWait(maxWait).onUnavailable(onUnavailable);
+    }
+
+    /** Whether a request needs {@link #request}: it waits or has its own policy. */
+    boolean needsRequest() {
+        return !maxWait.isZero() || onUnavailable != null;
     }
 
     /** The policy header value this rule's requests last answered with. */
@@ -294,7 +314,7 @@ final class RateLimitRule {
                     + "' is not an entity source; write one of " + SOURCES);
         }
         return new RateLimitRule(patterns, methods, resource, consume, source, description, defaultId, hasher,
-                maxWait);
+                maxWait, rule.getOnUnavailable());
     }
 
     private static PathPattern[] paths(String path, List<String> paths) {

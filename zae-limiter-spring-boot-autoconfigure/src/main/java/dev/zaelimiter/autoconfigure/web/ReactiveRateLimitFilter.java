@@ -1,6 +1,5 @@
 package dev.zaelimiter.autoconfigure.web;
 
-import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.autoconfigure.InvalidDeclarationException;
 import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
@@ -116,8 +115,7 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
         if (entityId == null) {
             return write(exchange, refusals.missingEntity(rule, locale(exchange)));
         }
-        AcquireRequest request = AcquireRequest.of(entityId, rule.resource()).consume(rule.consume());
-        return limiter.acquire(rule.maxWait().isZero() ? request : request.maxWait(rule.maxWait()))
+        return limiter.acquire(rule.request(entityId))
                 .onErrorResume(RateLimitRefusals::isRefusal, failure -> write(exchange,
                         refusals.of(rule, (RuntimeException) failure, locale(exchange))).then(Mono.empty()))
                 .flatMap(lease -> admitted(exchange, chain, lease, rule));

@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure.web;
 
+import dev.zaelimiter.Unavailable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -126,6 +127,20 @@ public class ZaeLimiterWebProperties {
 
         public Duration getMaxWait() {
             return maxWait;
+        }
+
+        /**
+         * What a request of this rule gets when the store cannot decide it, instead of zae.limiter.on-unavailable:
+         * block answers 503, allow lets it through unrecorded. Unset keeps the limiter's policy.
+         */
+        private Unavailable onUnavailable;
+
+        public Unavailable getOnUnavailable() {
+            return onUnavailable;
+        }
+
+        public void setOnUnavailable(Unavailable onUnavailable) {
+            this.onUnavailable = onUnavailable;
         }
 
         public void setMaxWait(Duration maxWait) {

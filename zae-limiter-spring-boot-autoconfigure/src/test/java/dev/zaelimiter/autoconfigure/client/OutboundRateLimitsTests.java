@@ -2,6 +2,8 @@ package dev.zaelimiter.autoconfigure.client;
 
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.ResourcePausedException;
+import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.autoconfigure.LimiterStoreDecorator;
 import dev.zaelimiter.autoconfigure.RateLimiterBuilderCustomizer;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
@@ -9,6 +11,7 @@ import dev.zaelimiter.autoconfigure.reactive.ReactiveRateLimiter;
 import dev.zaelimiter.autoconfigure.reactive.ZaeLimiterReactiveAutoConfiguration;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.testing.MutableClock;
+import dev.zaelimiter.testing.SwitchableStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -361,6 +364,49 @@ class OutboundRateLimitsTests {
             client.get().uri("/v1/chat").retrieve().body(String.class);
             assertThat(context.getBean(RateLimiter.class).available("team-a", "provider")).containsEntry("rpm", 98L);
         });
+    }
+
+    @Test
+    void eachTargetAppliesItsOwnPolicyWhenTheStoreIsOut() {
+        String strict = "zae.limiter.client.targets.strict.";
+        for (String limiterPolicy : List.of("block", "allow")) {
+            SwitchableStore store = new SwitchableStore();
+            runner.withBean(LimiterStore.class, () -> store).withPropertyValues(
+                    "zae.limiter.on-unavailable=" + limiterPolicy, T + "on-unavailable=allow",
+                    strict + "resource=provider", strict + "entity.id=shared", strict + "consume.rpm=1",
+                    strict + "on-unavailable=block").run(context -> {
+                        assertThat(context).hasNotFailed();
+                        OutboundRateLimits outbound = context.getBean(OutboundRateLimits.class);
+                        assertThat(outbound.target("strict").onUnavailable()).isEqualTo(Unavailable.BLOCK);
+                        RestClient open = restClient(outbound);
+                        RestClient closed = RestClient.builder().baseUrl(upstream.url())
+                                .requestInterceptor(outbound.interceptor("strict")).build();
+                        ReactiveOutboundRateLimits reactive = context.getBean(ReactiveOutboundRateLimits.class);
+                        WebClient openWeb = webClient(reactive);
+                        WebClient closedWeb = WebClient.builder().baseUrl(upstream.url())
+                                .filter(reactive.filter("strict")).build();
+                        store.down();
+                        int before = upstream.requests();
+                        assertThat(open.get().uri("/v1/chat").retrieve().body(String.class)).isEqualTo("ok");
+                        assertThatThrownBy(() -> closed.get().uri("/v1/chat").retrieve().body(String.class))
+                                .isInstanceOf(StoreUnavailableException.class);
+                        StepVerifier.create(openWeb.get().uri("/v1/chat").retrieve().bodyToMono(String.class))
+                                .expectNext("ok").verifyComplete();
+                        StepVerifier.create(closedWeb.get().uri("/v1/chat").retrieve().bodyToMono(String.class))
+                                .expectError(StoreUnavailableException.class).verify(Duration.ofSeconds(10));
+                        assertThat(upstream.requests() - before).as("only the allowing target's calls went out")
+                                .isEqualTo(2);
+                        store.up();
+                    });
+        }
+    }
+
+    @Test
+    void aBadOnUnavailableFailsStartupNamingTheProperty() {
+        runner.withPropertyValues(T + "on-unavailable=sometimes").run(context ->
+                assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Failed to bind properties under"
+                                + " 'zae.limiter.client.targets.provider.on-unavailable'"));
     }
 
     @Test

@@ -70,6 +70,8 @@ class MeteredLimiterStoreTests {
         assertThat(store.peek(List.of(debit), 0).get(0).state().balanceMilli("rpm")).isEqualTo(8000);
         store.deleteBucket(debit.key());
         assertThat(delegate.peek(List.of(debit), 0).get(0).state().balanceMilli("rpm")).isEqualTo(10_000);
+        store.putLimits(ConfigScope.entity("user-1", "api"), limits);
+        assertThat(store.entityScopes("user-1")).containsExactly(ConfigScope.entity("user-1", "api"));
         assertThat(store.deleteEntity("user-1")).isTrue();
         assertThat(store.usage()).as("passed on, untimed").isSameAs(delegate.usage());
         assertThat(store.audit()).isSameAs(delegate.audit());

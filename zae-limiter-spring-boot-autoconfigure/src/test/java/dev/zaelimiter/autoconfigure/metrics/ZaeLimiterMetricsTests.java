@@ -1,7 +1,10 @@
 package dev.zaelimiter.autoconfigure.metrics;
 
+import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.testing.SwitchableStore;
 import dev.zaelimiter.store.LimiterStore;
@@ -26,6 +29,7 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 /** What the meters say after some decisions, on the in-memory store. */
 class ZaeLimiterMetricsTests {
@@ -103,11 +107,32 @@ class ZaeLimiterMetricsTests {
                         .doesNotContain("user-1", "user-2", "user-3", "vip");
             }
             assertThat(tagKeys(registry, MicrometerRateLimiterListener.DECISIONS))
-                    .isEqualTo(Set.of("resource", "outcome", "limit"));
+                    .isEqualTo(Set.of("resource", "outcome", "limit", "on-unavailable"));
             assertThat(tagKeys(registry, MicrometerRateLimiterListener.DECISION_LATENCY))
                     .isEqualTo(Set.of("resource", "outcome"));
             // bounded: one series per resource, outcome and limit, however many entities
             assertThat(registry.get(MicrometerRateLimiterListener.DECISIONS).counters()).hasSize(6);
+        });
+    }
+
+    @Test
+    void decisionsNameThePolicyThatAppliedTheCallsOwnOrTheLimiters() {
+        run(context -> {
+            RateLimiter limiter = context.getBean(RateLimiter.class);
+            limiter.acquire("user-1", "api", Map.of("rpm", 1L)).close();
+            limiter.acquire(AcquireRequest.of("user-2", "api").consume(Map.of("rpm", 1L))
+                    .onUnavailable(Unavailable.BLOCK)).close();
+            switchable.down();
+            assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> limiter.acquire(
+                    AcquireRequest.of("user-3", "api").consume(Map.of("rpm", 1L)).onUnavailable(Unavailable.BLOCK)));
+            limiter.acquire("user-4", "api", Map.of("rpm", 1L)).close();
+            switchable.up();
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get(MicrometerRateLimiterListener.DECISIONS).counters())
+                    .extracting(c -> c.getId().getTag("outcome") + " " + c.getId().getTag("on-unavailable"),
+                            Counter::count)
+                    .containsExactlyInAnyOrder(tuple("admitted allow", 1.0), tuple("admitted block", 1.0),
+                            tuple("degraded allow", 1.0));
         });
     }
 
@@ -123,7 +148,7 @@ class ZaeLimiterMetricsTests {
                     .tags("entity", "user-2", "outcome", "rejected", "limit", "rpm,tpm").counter().count())
                     .isEqualTo(1);
             assertThat(tagKeys(registry, MicrometerRateLimiterListener.DECISIONS))
-                    .isEqualTo(Set.of("resource", "outcome", "limit", "entity"));
+                    .isEqualTo(Set.of("resource", "outcome", "limit", "on-unavailable", "entity"));
             // the timer never carries the entity
             assertThat(tagKeys(registry, MicrometerRateLimiterListener.DECISION_LATENCY))
                     .isEqualTo(Set.of("resource", "outcome"));

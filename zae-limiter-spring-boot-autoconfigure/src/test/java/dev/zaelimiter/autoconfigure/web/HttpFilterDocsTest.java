@@ -2,6 +2,8 @@ package dev.zaelimiter.autoconfigure.web;
 
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.docs.DocsYaml;
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.testing.SwitchableStore;
 import jakarta.servlet.Filter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -60,5 +62,41 @@ class HttpFilterDocsTest {
                             .andExpect(jsonPath("$.retryAfter").value(1))
                             .andExpect(jsonPath("$.violations[0].retryAfter").value(1));
                 });
+    }
+
+    @Test
+    void eachRuleFailsOpenOrClosedAsTheDocumentedPolicySays() {
+        SwitchableStore store = new SwitchableStore();
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class,
+                        ZaeLimiterWebAutoConfiguration.class))
+                .withUserConfiguration(TestWebApp.Mvc.class)
+                .withBean(LimiterStore.class, () -> store)
+                .withInitializer(DocsYaml.initializer("http-filter.md", "filter-on-unavailable"))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Filter filter = context.getBean(FilterRegistrationBean.class).getFilter();
+                    MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).addFilters(filter).build();
+                    store.down();
+                    mvc.perform(get("/admin/x").header("X-Api-Key", "ada"))
+                            .andExpect(status().isServiceUnavailable())
+                            .andExpect(header().string("Retry-After", "1"));
+                    mvc.perform(get("/api/items").header("X-Api-Key", "ada"))
+                            .andExpect(status().isOk())
+                            .andExpect(header().doesNotExist("RateLimit"));
+                    store.up();
+                    mvc.perform(get("/admin/x").header("X-Api-Key", "ada"))
+                            .andExpect(status().isOk())
+                            .andExpect(header().string("RateLimit", "\"rpm\";r=99"));
+                });
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class,
+                        ZaeLimiterWebAutoConfiguration.class))
+                .withUserConfiguration(TestWebApp.Mvc.class)
+                .withInitializer(DocsYaml.initializer("http-filter.md", "filter-on-unavailable"))
+                .withPropertyValues("zae.limiter.web.rules[1].on-unavailable=sometimes")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Failed to bind properties under"
+                                + " 'zae.limiter.web.rules[1].on-unavailable'"));
     }
 }

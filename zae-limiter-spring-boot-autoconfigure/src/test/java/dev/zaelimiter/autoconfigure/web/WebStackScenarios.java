@@ -273,4 +273,29 @@ abstract class WebStackScenarios {
                     assertThat(answer.header("RateLimit")).isNull();
                 });
     }
+
+    @Test
+    void eachRuleAppliesItsOwnPolicyWhenTheStoreIsOut() {
+        String login = "zae.limiter.web.rules[0].";
+        String read = "zae.limiter.web.rules[1].";
+        String[] rules = {"zae.limiter.resources.api.limits.rpm.capacity=2",
+                login + "paths[0]=/admin/**", login + "resource=api", login + "consume.rpm=1",
+                login + "entity.source=header", login + "entity.header=X-Api-Key", login + "on-unavailable=block",
+                read + "paths[0]=/api/**", read + "resource=api", read + "consume.rpm=1",
+                read + "entity.source=header", read + "entity.header=X-Api-Key", read + "on-unavailable=allow"};
+        for (String limiterPolicy : List.of("block", "allow")) {
+            run(List.of(TestWebApp.FailingStoreConfig.class),
+                    with(rules, "zae.limiter.on-unavailable=" + limiterPolicy), (http, limiter, clock) -> {
+                        ((SwitchableStore) limiter.store()).down();
+                        assertThat(http.get("/admin/x", "X-Api-Key", "alice").status()).isEqualTo(503);
+                        Answer read1 = http.get("/api/items", "X-Api-Key", "alice");
+                        assertThat(read1.status()).isEqualTo(200);
+                        assertThat(read1.header("RateLimit")).isNull();
+                        ((SwitchableStore) limiter.store()).up();
+                        assertThat(http.get("/admin/x", "X-Api-Key", "alice").status()).isEqualTo(200);
+                        assertThat(http.get("/api/items", "X-Api-Key", "alice").status()).isEqualTo(200);
+                        assertThat(http.get("/admin/x", "X-Api-Key", "alice").status()).isEqualTo(429);
+                    });
+        }
+    }
 }
