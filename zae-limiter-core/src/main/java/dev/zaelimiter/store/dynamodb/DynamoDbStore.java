@@ -595,8 +595,19 @@ public final class DynamoDbStore implements LimiterStore {
         }
     }
 
-    static StoreUnavailableException unavailable(String what, SdkException e) {
+    /**
+     * The failure {@code e} of a request to {@code table} as the store reports it: a {@link TableNotFoundException}
+     * when DynamoDB answered that the table does not exist, otherwise a {@link StoreUnavailableException}.
+     */
+    static StoreUnavailableException unavailable(String table, String what, SdkException e) {
+        if (e instanceof ResourceNotFoundException) {
+            return new TableNotFoundException(table, what, e);
+        }
         return new StoreUnavailableException("DynamoDB store could not " + what + ": " + e.getMessage(), e);
+    }
+
+    private StoreUnavailableException unavailable(String what, SdkException e) {
+        return unavailable(table, what, e);
     }
 
     /** Configures a {@link DynamoDbStore}. */
