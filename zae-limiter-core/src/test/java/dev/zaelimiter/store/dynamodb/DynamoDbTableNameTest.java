@@ -11,6 +11,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -114,5 +118,28 @@ class DynamoDbTableNameTest {
                         e -> assertThat(e.table()).isEqualTo(table));
         assertThat(store.tableExists()).isFalse();
         store.close();
+    }
+
+    @Test
+    void aCreateTableRequestThatFailsIsReportedAsTheStoreBeingUnavailable() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        ExecutionInterceptor createTableToClosedPort = new ExecutionInterceptor() {
+            @Override
+            public SdkHttpRequest modifyHttpRequest(Context.ModifyHttpRequest context, ExecutionAttributes attributes) {
+                SdkHttpRequest request = context.httpRequest();
+                boolean create = request.firstMatchingHeader("X-Amz-Target").orElse("").endsWith(".CreateTable");
+                return create ? request.toBuilder().port(closedPort).build() : request;
+            }
+        };
+        try (DynamoDbClient faulty = Dynalite.get().client(createTableToClosedPort)) {
+            DynamoDbStore store = DynamoDbStore.builder().client(faulty).table("create-refused").build();
+            assertThatThrownBy(store::createTableIfMissing)
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("could not create table create-refused");
+            store.close();
+        }
     }
 }
