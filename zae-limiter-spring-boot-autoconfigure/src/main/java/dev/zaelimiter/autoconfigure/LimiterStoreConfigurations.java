@@ -70,6 +70,9 @@ final class LimiterStoreConfigurations {
                 throw new InvalidDeclarationException(property(e.field()), e.getMessage());
             }
             StoreSetup deferred = setup.getIfUnique();
+            if (deferred != null) {
+                deferred.manages(store);
+            }
             if (dynamodb.isCreateTable()) {
                 try {
                     store.createTableIfMissing();

@@ -4,7 +4,6 @@ import dev.zaelimiter.RateLimiterAdmin;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.memory.InMemoryStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +44,7 @@ public final class StoreSetup implements AutoCloseable {
     private volatile int attempts;
     private volatile Instant nextAttempt;
     private RateLimiterAdmin admin;
+    private volatile LimiterStore managed;
     private ScheduledExecutorService retries;
     private boolean closed;
 
@@ -61,13 +61,17 @@ public final class StoreSetup implements AutoCloseable {
         table = new Step(what, action);
     }
 
+    /** Marks {@code store} as the one the auto-configuration built and sets up (the DynamoDB store). */
+    void manages(LimiterStore store) {
+        managed = store;
+    }
+
     /**
-     * The store as calls see it: {@code store} itself for a store in this process, otherwise a view that lays the
-     * declared settings over the stored ones while the declarations are pending.
+     * The store as calls see it: for the store this set-up manages, a view that lays the declared settings over the
+     * stored ones while the declarations are pending; any other store (in memory, or the application's own) as is.
      */
     LimiterStore forCalls(LimiterStore store) {
-        if (store instanceof InMemoryStore || store instanceof dev.zaelimiter.autoconfigure.test.ZaeLimiterTestStore
-                || declarations.mode() == ZaeLimiterProperties.Declarations.Mode.VERIFY) {
+        if (store != managed || declarations.mode() == ZaeLimiterProperties.Declarations.Mode.VERIFY) {
             return store;
         }
         return new PendingDeclarationsStore(store, declarations, () -> declarationsPending);
@@ -84,6 +88,9 @@ public final class StoreSetup implements AutoCloseable {
         try {
             attempt();
         } catch (StoreUnavailableException e) {
+            if (misconfigured(e)) {
+                throw e;                              // no credentials or region: no retry will find them
+            }
             lastFailure = e.getMessage();
             log.warn("zae-limiter could not {} at startup: {}. The application runs on: calls use the declared"
                     + " limits, the store's unavailability policy ({}) applies to each call the store cannot answer,"
@@ -91,6 +98,21 @@ public final class StoreSetup implements AutoCloseable {
                     e.getMessage(), policy.name().toLowerCase(Locale.ROOT));
             schedule();
         }
+    }
+
+    /**
+     * Whether {@code failure} comes from the SDK finding no credentials or no region: a setting to fix, reported at
+     * startup (see {@link DynamoDbRegionFailureAnalyzer}), not a store that is away.
+     */
+    private static boolean misconfigured(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String message = t.getMessage();
+            if (message != null && (message.contains("Unable to load credentials")
+                    || message.contains("Unable to load region"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Runs what is still to do; throws what the first failing step throws. */
