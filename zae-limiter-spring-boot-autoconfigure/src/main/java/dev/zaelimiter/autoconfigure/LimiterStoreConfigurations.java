@@ -42,7 +42,7 @@ final class LimiterStoreConfigurations {
 
         @Bean
         DynamoDbStore limiterStore(DynamoDbClient dynamoDbClient, ZaeLimiterProperties properties,
-                ObjectProvider<Clock> clock, Environment environment) {
+                ObjectProvider<Clock> clock, Environment environment, ObjectProvider<StoreSetup> setup) {
             ZaeLimiterProperties.DynamoDb dynamodb = properties.getDynamodb();
             String name = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
             String table = name.startsWith("arn:") ? name : tablePrefix(environment) + name;
@@ -69,10 +69,25 @@ final class LimiterStoreConfigurations {
             } catch (ValidationException e) {
                 throw new InvalidDeclarationException(property(e.field()), e.getMessage());
             }
+            StoreSetup deferred = setup.getIfUnique();
+            if (deferred != null) {
+                deferred.manages(store);
+            }
             if (dynamodb.isCreateTable()) {
-                store.createTableIfMissing();
-            } else {
-                requireTable(store);
+                try {
+                    store.createTableIfMissing();
+                } catch (StoreUnavailableException e) {
+                    if (deferred == null) {
+                        throw e;
+                    }
+                    deferred.deferTable("create table '" + table + "'", store::createTableIfMissing);
+                }
+            } else if (!requireTable(store) && deferred != null) {
+                deferred.deferTable("check that table '" + table + "' exists", () -> {
+                    if (!store.tableExists()) {
+                        throw new MissingTableException(store.table());
+                    }
+                });
             }
             log.info("zae-limiter uses the DynamoDB store: table '{}', namespace '{}'", table,
                     properties.getNamespace());
@@ -95,21 +110,23 @@ final class LimiterStoreConfigurations {
         /**
          * Fails startup when the table is missing: running on would fail every call ({@code block}) or admit every
          * call unrecorded ({@code allow}) until someone noticed. When DynamoDB cannot be asked, the application starts
-         * and the unavailability policy applies to its calls, as it would to an outage later on.
+         * (the check is left to {@link StoreSetup}) and the unavailability policy applies to its calls, as it would to
+         * an outage later on.
+         *
+         * @return whether the table could be checked
          */
-        private static void requireTable(DynamoDbStore store) {
+        private static boolean requireTable(DynamoDbStore store) {
             boolean exists;
             try {
                 exists = store.tableExists();
             } catch (StoreUnavailableException e) {
-                log.warn("zae-limiter could not check that DynamoDB table '{}' exists: {}", store.table(),
-                        e.getMessage());
-                return;
+                return false;
             }
             if (!exists) {
                 store.close();
                 throw new MissingTableException(store.table());
             }
+            return true;
         }
     }
 

@@ -40,8 +40,10 @@ public class ZaeLimiterAutoConfiguration {
     @ConditionalOnMissingBean
     public RateLimiter rateLimiter(LimiterStore limiterStore, ZaeLimiterProperties properties,
             ObjectProvider<Clock> clock, ObjectProvider<RateLimiterListener> listeners,
-            ObjectProvider<LimiterStoreDecorator> decorators, ObjectProvider<RateLimiterBuilderCustomizer> customizers) {
-        LimiterStore store = limiterStore;
+            ObjectProvider<LimiterStoreDecorator> decorators, ObjectProvider<RateLimiterBuilderCustomizer> customizers,
+            ObjectProvider<StoreSetup> setup) {
+        StoreSetup storeSetup = setup.getIfUnique();
+        LimiterStore store = storeSetup == null ? limiterStore : storeSetup.forCalls(limiterStore);
         for (LimiterStoreDecorator decorator : decorators.orderedStream().toList()) {
             store = decorator.decorate(store);
         }
@@ -95,14 +97,21 @@ public class ZaeLimiterAutoConfiguration {
         return new ConsumeCheck(properties, beanFactory, environment);
     }
 
+    /** Sets up the store (its table, the declarations), retrying in the background while it cannot be reached. */
+    @Bean
+    @ConditionalOnMissingBean
+    public StoreSetup zaeLimiterStoreSetup(LimitDeclarations declarations, ZaeLimiterProperties properties) {
+        return new StoreSetup(declarations, properties.getOnUnavailable());
+    }
+
     /**
      * Writes the declarations to the store once every singleton exists: each bean checks its own settings as it is
-     * created (rules, outbound targets), so a bad one fails startup before anything is written.
+     * created (rules, outbound targets), so a bad one fails startup before anything is written. When the store
+     * cannot be reached, {@link StoreSetup} writes them once it can.
      */
     @Bean
-    public SmartInitializingSingleton limitDeclarationsApplier(LimitDeclarations declarations,
-            RateLimiter rateLimiter) {
-        return () -> declarations.applyTo(rateLimiter.admin());
+    public SmartInitializingSingleton limitDeclarationsApplier(StoreSetup setup, RateLimiter rateLimiter) {
+        return () -> setup.start(rateLimiter.admin());
     }
 
     /**

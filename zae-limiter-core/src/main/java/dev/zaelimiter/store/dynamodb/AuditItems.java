@@ -66,7 +66,7 @@ final class AuditItems implements AuditStore {
         try {
             client.putItem(b -> b.tableName(table).item(item));
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable("write audit event", e);
+            throw DynamoDbStore.unavailable(table, "write audit event", e);
         }
     }
 
@@ -116,7 +116,7 @@ final class AuditItems implements AuditStore {
                         ? response.lastEvaluatedKey() : null;
             } while (start != null);
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable("read audit log", e);
+            throw DynamoDbStore.unavailable(table, "read audit log", e);
         }
         return new AuditPage(page, null);
     }

@@ -212,6 +212,7 @@ public final class DynamoDbStore implements LimiterStore {
      * {@code ttl}. A server without the TTL API gets a warning in the log; buckets then simply stay until deleted.
      *
      * @return whether the table was created
+     * @throws StoreUnavailableException when DynamoDB cannot be asked, or the table cannot be created or made active
      */
     public boolean createTableIfMissing() {
         boolean created;
@@ -222,22 +223,11 @@ public final class DynamoDbStore implements LimiterStore {
             created = false;
         } catch (ResourceNotFoundException missing) {
             try {
-                client.createTable(b -> b.tableName(table)
-                        .billingMode(BillingMode.PAY_PER_REQUEST)
-                        .attributeDefinitions(
-                                attribute(Keys.PK), attribute(Keys.SK), attribute(Keys.GSI1PK), attribute(Keys.GSI1SK))
-                        .keySchema(key(Keys.PK, KeyType.HASH), key(Keys.SK, KeyType.RANGE))
-                        .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
-                                .indexName(Keys.GSI1)
-                                .keySchema(key(Keys.GSI1PK, KeyType.HASH), key(Keys.GSI1SK, KeyType.RANGE))
-                                .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
-                                .build()));
-                created = true;
-            } catch (ResourceInUseException raced) {
-                created = false;
+                created = createAndWait();
+            } catch (SdkException e) {
+                // thrown inside this catch, so the catch below would not see it
+                throw unavailable("create table " + table, e);
             }
-            TableWait.untilActive(client, table, tableWait);
-            log.info("created DynamoDB table {}", table);
         } catch (SdkException e) {
             throw unavailable("describe table " + table, e);
         }
@@ -248,6 +238,29 @@ public final class DynamoDbStore implements LimiterStore {
             log.warn("could not enable TTL on table {} (attribute '{}'): {}; idle default-derived buckets will not"
                     + " expire", table, ItemCodec.TTL, e.getMessage());
         }
+        return created;
+    }
+
+    /** Creates the table (or finds another process creating it) and waits until it is active. */
+    private boolean createAndWait() {
+        boolean created;
+        try {
+            client.createTable(b -> b.tableName(table)
+                    .billingMode(BillingMode.PAY_PER_REQUEST)
+                    .attributeDefinitions(
+                            attribute(Keys.PK), attribute(Keys.SK), attribute(Keys.GSI1PK), attribute(Keys.GSI1SK))
+                    .keySchema(key(Keys.PK, KeyType.HASH), key(Keys.SK, KeyType.RANGE))
+                    .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
+                            .indexName(Keys.GSI1)
+                            .keySchema(key(Keys.GSI1PK, KeyType.HASH), key(Keys.GSI1SK, KeyType.RANGE))
+                            .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
+                            .build()));
+            created = true;
+        } catch (ResourceInUseException raced) {
+            created = false;
+        }
+        TableWait.untilActive(client, table, tableWait);
+        log.info("created DynamoDB table {}", table);
         return created;
     }
 
@@ -616,8 +629,19 @@ public final class DynamoDbStore implements LimiterStore {
         }
     }
 
-    static StoreUnavailableException unavailable(String what, SdkException e) {
+    /**
+     * The failure {@code e} of a request to {@code table} as the store reports it: a {@link TableNotFoundException}
+     * when DynamoDB answered that the table does not exist, otherwise a {@link StoreUnavailableException}.
+     */
+    static StoreUnavailableException unavailable(String table, String what, SdkException e) {
+        if (e instanceof ResourceNotFoundException) {
+            return new TableNotFoundException(table, what, e);
+        }
         return new StoreUnavailableException("DynamoDB store could not " + what + ": " + e.getMessage(), e);
+    }
+
+    private StoreUnavailableException unavailable(String what, SdkException e) {
+        return unavailable(table, what, e);
     }
 
     /** Configures a {@link DynamoDbStore}. */

@@ -117,9 +117,9 @@ final class UsageItems implements UsageStore {
                 throw new ValidationException("usage period", period.key() + " " + label, "DynamoDB rejects its"
                         + " write: " + e.getMessage());
             }
-            throw DynamoDbStore.unavailable("write usage history", e);
+            throw DynamoDbStore.unavailable(table, "write usage history", e);
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable("write usage history", e);
+            throw DynamoDbStore.unavailable(table, "write usage history", e);
         }
     }
 
@@ -184,7 +184,7 @@ final class UsageItems implements UsageStore {
             } while (start != null);
             return items;
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable("read usage history", e);
+            throw DynamoDbStore.unavailable(table, "read usage history", e);
         }
     }
 

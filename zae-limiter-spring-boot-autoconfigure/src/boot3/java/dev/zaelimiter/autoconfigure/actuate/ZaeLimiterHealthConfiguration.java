@@ -1,6 +1,8 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.StoreSetup;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
@@ -16,7 +18,7 @@ class ZaeLimiterHealthConfiguration {
     @Bean
     @ConditionalOnMissingBean(value = ZaeLimiterHealthIndicator.class,
             name = {"zaeLimiterHealthIndicator", "zaeLimiterHealthContributor"})
-    ZaeLimiterHealthIndicator zaeLimiterHealthIndicator(RateLimiter rateLimiter) {
-        return new ZaeLimiterHealthIndicator(rateLimiter);
+    ZaeLimiterHealthIndicator zaeLimiterHealthIndicator(RateLimiter rateLimiter, ObjectProvider<StoreSetup> setup) {
+        return new ZaeLimiterHealthIndicator(rateLimiter, setup.getIfUnique());
     }
 }

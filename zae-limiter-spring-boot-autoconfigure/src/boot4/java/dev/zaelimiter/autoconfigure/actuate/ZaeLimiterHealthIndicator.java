@@ -1,6 +1,7 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.autoconfigure.StoreSetup;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -12,15 +13,22 @@ import org.springframework.boot.health.contributor.Health;
 public class ZaeLimiterHealthIndicator extends AbstractHealthIndicator {
 
     private final RateLimiter limiter;
+    private final StoreSetup setup;
 
     public ZaeLimiterHealthIndicator(RateLimiter limiter) {
+        this(limiter, null);
+    }
+
+    /** Also shows what the store's set-up still has to do, when {@code setup} (may be {@code null}) is pending. */
+    public ZaeLimiterHealthIndicator(RateLimiter limiter, StoreSetup setup) {
         super("zae-limiter store health check failed");
         this.limiter = limiter;
+        this.setup = setup;
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        StoreHealth health = StoreHealth.of(limiter);
+        StoreHealth health = StoreHealth.of(limiter, setup);
         builder.withDetails(health.details());
         if (health.failure() == null) {
             builder.up();
