@@ -17,6 +17,8 @@ import java.util.List;
 public final class BucketLife {
 
     private static final long HOUR = 3_600_000L;
+    /** The shortest idle horizon: an hour. */
+    public static final long MIN_HORIZON_MILLIS = HOUR;
     private static final long CAP = 10L * 366 * 24 * HOUR;
 
     private BucketLife() {
@@ -36,7 +38,7 @@ public final class BucketLife {
      * quota two sessions plus an hour; for a quota or fixed window a day past its next reset; at most ten years.
      */
     public static long idleHorizon(List<Limit> limits, long now) {
-        long horizon = HOUR;
+        long horizon = MIN_HORIZON_MILLIS;
         for (Limit limit : limits) {
             if (limit.refillAmount() > 0) {
                 long fill = Math.multiplyHigh(Limits.capacityMilli(limit), Limits.refillPeriodMillis(limit)) == 0

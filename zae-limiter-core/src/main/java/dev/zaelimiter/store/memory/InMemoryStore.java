@@ -123,8 +123,6 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         private long balanceMilli;
         private long consumedMilli;
         private long windowStartMillis;
-        /** The bucket's life horizon ({@link BucketLife#endsAfter}) as of its last write. */
-        private long endsAfter;
         /** {@code null} for a bucket never written, {@link #INLINE}, a {@link LimitState}, or a map of them. */
         private Object states;
         List<Limit> limits;
@@ -174,7 +172,6 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             this.balanceMilli = other.balanceMilli;
             this.consumedMilli = other.consumedMilli;
             this.windowStartMillis = other.windowStartMillis;
-            this.endsAfter = other.endsAfter;
             this.states = other.states;
             this.limits = other.limits;
         }
@@ -184,10 +181,23 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
          * it is then new, its consumption counters restarting, as the DynamoDB store reads an item past its horizon.
          */
         void endIfOver(List<Limit> limits, long now) {
-            if (states != null && endsAfter <= now
-                    && BucketLife.ended(endsAfter, state().refilled(limits, now), limits, now)) {
+            if (states != null && ended(limits, now)) {
                 states = null;
             }
+        }
+
+        /**
+         * Whether the written bucket's life ended by {@code now} under {@code limits}: its horizon, from its last
+         * write and the limits it was written under (what the DynamoDB store writes into the item), has come and it
+         * is full. No horizon is less than {@link BucketLife#MIN_HORIZON_MILLIS}, which spares the busy buckets the
+         * computation.
+         */
+        boolean ended(List<Limit> limits, long now) {
+            if (now - lastRefillMillis < BucketLife.MIN_HORIZON_MILLIS) {
+                return false;
+            }
+            long endsAfter = BucketLife.endsAfter(this.limits, lastRefillMillis);
+            return endsAfter <= now && BucketLife.ended(endsAfter, state().refilled(limits, now), limits, now);
         }
 
         /** Hands any usage counts this bucket holds to {@code pending}, before it goes. */
@@ -200,7 +210,6 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
         void store(BucketState state, List<Limit> limits) {
             this.lastRefillMillis = state.lastRefillMillis();
-            this.endsAfter = BucketLife.endsAfter(limits, state.lastRefillMillis());
             this.limits = limits;
             Map<String, LimitState> all = state.limits();
             if (all.size() == 1 && limits.size() == 1) {
@@ -216,7 +225,6 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         /** Keeps {@code single} as the state of the one limit of {@code limits}, at {@code at}. */
         void store(LimitState single, long at, List<Limit> limits) {
             this.lastRefillMillis = at;
-            this.endsAfter = BucketLife.endsAfter(limits, at);
             this.limits = limits;
             if (single.holders().isEmpty()) {
                 this.balanceMilli = single.balanceMilli();
@@ -638,9 +646,6 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             cell.consumedMilli = BucketMath.saturatedAdd(cell.consumedMilli, amountMilli);
         }
         cell.balanceMilli = balance;
-        if (cell.lastRefillMillis != at || cell.limits != limits) {
-            cell.endsAfter = BucketLife.endsAfter(limits, at);
-        }
         cell.lastRefillMillis = at;
         cell.limits = limits;
         outcome.admitted(balance, at);
@@ -772,9 +777,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             }
             synchronized (cell) {
                 if (!cell.retired) {
-                    BucketState state = cell.state();
-                    return state == null || BucketLife.ended(cell.endsAfter, state.refilled(limits, now), limits, now)
-                            ? null : state;
+                    return cell.states == null || cell.ended(limits, now) ? null : cell.state();
                 }
             }
         }
@@ -823,9 +826,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 if (cell.retired || onlyIdle && cell.states != null && cell.lastRefillMillis >= writtenBefore) {
                     continue;
                 }
-                BucketState state = cell.state();
-                if (state == null
-                        || BucketLife.ended(cell.endsAfter, state.refilled(cell.limits, now), cell.limits, now)) {
+                if (cell.states == null || cell.ended(cell.limits, now)) {
                     cell.retire(pendingUsage, entry.getKey());
                     buckets.remove(entry.getKey(), cell);
                     evicted++;
