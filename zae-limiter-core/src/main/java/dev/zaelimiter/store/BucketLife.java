@@ -11,8 +11,9 @@ import java.util.List;
  * an expiry horizon {@link #endsAfter(List, long)}, and a bucket found full (every limit at the capacity in force)
  * at or after its horizon is a new bucket: its consumption counters restart from zero. A bucket not full (in debt,
  * or still refilling) lives on, whatever its horizon. The DynamoDB store writes the horizon into every bucket item
- * (and a {@code ttl} no earlier than it); the in-memory store keeps it in the bucket, forgets a bucket past it when
- * next touched, and evicts only such buckets, so that eviction is invisible.
+ * (and a {@code ttl} no earlier than it); the in-memory store computes it from the bucket's last write and the
+ * limits it was written under, forgets an ended bucket when next touched, and evicts only ended buckets, so that
+ * eviction is invisible.
  */
 public final class BucketLife {
 

@@ -36,7 +36,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class BucketItems {
 
-
     /** How long a correction's marker is kept by a whole rewrite. */
     private static final long MARKER_MILLIS = 60_000;
 
@@ -123,8 +122,8 @@ final class BucketItems {
         }
         AttributeValue storedStamp = item.get(ItemCodec.STAMP);
         AttributeValue deadline = item.get(ItemCodec.DEADLINE);
-        if (expired(item, now) || pastHorizon(item, now) || storedStamp == null || !stamp.equals(storedStamp.s()) || deadline == null
-                || deadline.n() == null || ItemCodec.longOf(deadline) <= now
+        if (expired(item, now) || pastHorizon(item, now) || storedStamp == null || !stamp.equals(storedStamp.s())
+                || deadline == null || deadline.n() == null || ItemCodec.longOf(deadline) <= now
                 || Holds.droppable(item, debit.limits(), now)) {
             return true;
         }

@@ -73,12 +73,13 @@ import static org.assertj.core.api.Assertions.fail;
  * first seed, {@value #EXTENDED} how many extended histories (cascades and concurrency limits, seeds from
  * {@value #EXTENDED_BASE}) run besides (CI default {@value #CI_EXTENDED}), {@value #BUDGET} the seconds after which
  * no further history starts (CI default {@value #CI_BUDGET_SECONDS}, 0 for none; the run says how many it left out),
- * {@value #SEED} replays seeds (a comma-separated list), {@value #THREADS} how many histories run at once (2); the first {@value #SHRINK} failing histories (1) are printed with their seeds, shrunk by dropping steps
- * while they still fail the same way. The run fails with the first mismatching seed and lists every distinct kind
+ * {@value #SEED} replays seeds (a comma-separated list), {@value #THREADS} how many histories run at once (2); the
+ * first {@value #SHRINK} failing histories (1) are printed with their seeds, shrunk by dropping steps while they
+ * still fail the same way. The run fails with the first mismatching seed and lists every distinct kind
  * of mismatch it found.
  *
  * <p>An audit, not yet a build test: its name keeps it out of the build's test run while the stores still disagree
- * on about a third of the histories (issue 23 stays open until they agree; its notes list the kinds). Run it with
+ * on about one history in ten (issue 23 stays open until they agree; its notes list the kinds). Run it with
  * {@code mvn -pl zae-limiter-core test -Dtest=DifferentialHistoryAudit}; once it passes, rename it back to a
  * {@code *Test} so that every build runs it.
  */
