@@ -247,6 +247,11 @@ final class BucketItems {
         set.add(e.name(ItemCodec.LAST_REFILL) + " = " + nowValue);
         onItem.add(e.name(ItemCodec.STAMP) + " = " + stampValue);
         onItem.add(e.name(ItemCodec.DEADLINE) + " > " + nowValue);
+        if (guess == null) {
+            // a process that knows nothing of the bucket (a first call, a reopened store) may be behind its last
+            // write: it must count from that write, which the failure path reads, not move the item back in time
+            onItem.add(e.name(ItemCodec.LAST_REFILL) + " <= " + nowValue);
+        }
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
             Exchange x = exchange != null && exchange.limit().equals(limit.name()) ? exchange : null;

@@ -264,6 +264,21 @@ class DynamoDbBucketStateChangeTest {
     }
 
     @Test
+    void aReopenedStoreWhoseClockIsBehindTheLastWriteCountsFromIt() {
+        defaults(Limit.perSecond("a", 10).soft(), Limit.quota("b", 56, "0 0 * * *", ZoneOffset.UTC));
+        same("a soft debt", l -> admitted(l, "a", 99, 1));
+        clock.advance(Duration.ofSeconds(3));
+        same("a call on b", l -> admitted(l, "b", 1, 1));
+        dynamoStore.close();
+        dynamoStore = sharedStore(dynamoStore.namespace(), clock);
+        dynamo = RateLimiter.builder().store(dynamoStore).clock(clock).build();
+        clock.advance(Duration.ofSeconds(-2));
+        same("a call on b after the reopen and the step back", l -> admitted(l, "b", 1, 1));
+        Map<String, Long> after = same("after it", DynamoDbBucketStateChangeTest::available);
+        assertThat(after).containsEntry("a", -59L);
+    }
+
+    @Test
     void aHostBehindCountsFromTheLastWriteOfAHostAhead() {
         Clock ahead = Clock.offset(clock, Duration.ofMinutes(10));
         String namespace = "skew-" + System.nanoTime();
