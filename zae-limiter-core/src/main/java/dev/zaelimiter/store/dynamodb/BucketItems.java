@@ -267,10 +267,16 @@ final class BucketItems {
         String ends = e.name(ItemCodec.ENDS);
         onItem.add("(attribute_not_exists(" + ends + ") OR " + ends + " > " + nowValue + ")");
         set.add(ends + " = " + e.value(ItemCodec.number(BucketLife.endsAfter(debit.kept(), now))));
+        if (guess == null) {
+            // a process that knows nothing of the bucket (a first call, a reopened store) may be behind its last
+            // write: it must count from that write, which the failure path reads, not move the item back in time
+            onItem.add(e.name(ItemCodec.LAST_REFILL) + " <= " + nowValue);
+        }
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
             Exchange x = exchange != null && exchange.limit().equals(limit.name()) ? exchange : null;
             if (amount == 0 && x == null) {
+                untouched(e, limit, now, set);
                 continue;
             }
             if (limit.isConcurrency()) {
@@ -455,6 +461,25 @@ final class BucketItems {
     private static String ifNotExists(Expression e, String attribute, String value) {
         String name = e.name(attribute);
         return name + " = if_not_exists(" + name + ", " + value + ")";
+    }
+
+    /**
+     * A limit the update takes nothing from, written as full at now when the item lacks it, as a whole write would:
+     * the item then holds every limit of the bucket, so that after a change of the limits a balance is kept the
+     * same way in both stores ({@code concepts.md}, "When the limits change"). A concurrency limit needs nothing:
+     * its free slots follow from its holders and the capacity in force.
+     */
+    private static void untouched(Expression e, Limit limit, long now, StringJoiner set) {
+        if (limit.isConcurrency()) {
+            return;
+        }
+        Limits.Parameters p = Limits.parametersAt(limit, now);
+        if (p.drips()) {
+            set.add(ifNotExists(e, ItemCodec.FULL_AT + limit.name(), e.value(ItemCodec.number(FullAt.grid(now, p)))));
+            set.add(ifNotExists(e, ItemCodec.PARAMETERS + limit.name(), e.value(ItemCodec.parameters(p))));
+        } else {
+            set.add(ifNotExists(e, ItemCodec.BALANCE + limit.name(), e.value(ItemCodec.number(p.capacityMilli()))));
+        }
     }
 
     /**

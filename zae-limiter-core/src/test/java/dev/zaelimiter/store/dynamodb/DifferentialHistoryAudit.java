@@ -558,6 +558,9 @@ class DifferentialHistoryAudit {
                         // stampTtl counts from when the configuration was read: at the latest, the latest instant
                         // the clock showed (it may stand behind that now)
                         clock.set(Instant.ofEpochMilli(Math.max(clock.millis(), latest) + STAMP_TTL.toMillis() + 1));
+                        // ... and this process's clock shows that instant (as a running process's would), so that
+                        // a later step back does not make the configuration it read fresh again
+                        ((DynamoDbStore) dynamo.store).observeClockForTest();
                     }
                 }
                 if (step instanceof Advance a && (a.millis() >= 200 || a.millis() < 0)) {
