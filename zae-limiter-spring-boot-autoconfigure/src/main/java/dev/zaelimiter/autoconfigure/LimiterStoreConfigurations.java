@@ -3,6 +3,7 @@ package dev.zaelimiter.autoconfigure;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.dynamodb.CascadeWrite;
 import dev.zaelimiter.store.dynamodb.DynamoDbStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import org.slf4j.Logger;
@@ -62,7 +63,7 @@ final class LimiterStoreConfigurations {
                         .namespace(properties.getNamespace())
                         .clock(clock.getIfUnique(Clock::systemUTC))
                         .stampTtl(properties.getStampTtl())
-                        .cascadeWrite(dynamodb.getCascadeWrite())
+                        .cascadeWrite(CascadeWrite.valueOf(dynamodb.getCascadeWrite().name()))
                         .usageRetention(properties.getUsage().getHourRetention(),
                                 properties.getUsage().getDayRetention())
                         .auditRetention(properties.getAudit().getRetention())
