@@ -7,6 +7,7 @@ import dev.zaelimiter.EntityExistsException;
 import dev.zaelimiter.EntityNotFoundException;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.TableNotFoundException;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
@@ -640,7 +641,10 @@ public final class DynamoDbStore implements LimiterStore {
      */
     static StoreUnavailableException unavailable(String table, String what, SdkException e) {
         if (e instanceof ResourceNotFoundException) {
-            return new TableNotFoundException(table, what, e);
+            return new TableNotFoundException(table, "DynamoDB store could not " + what + ": table '" + table
+                    + "' does not exist (deleted, or never created in this account and region); DynamoDB itself"
+                    + " answered. Create the table again (DynamoDbStore.createTableIfMissing) or point the store at"
+                    + " the right table", e);
         }
         return new StoreUnavailableException("DynamoDB store could not " + what + ": " + e.getMessage(), e);
     }

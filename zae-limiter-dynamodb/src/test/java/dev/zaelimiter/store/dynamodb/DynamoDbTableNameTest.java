@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.dynamodb;
 
+import dev.zaelimiter.TableNotFoundException;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.StoreUnavailableException;

@@ -5,7 +5,7 @@ import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.autoconfigure.StoreSetup;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.dynamodb.TableNotFoundException;
+import dev.zaelimiter.TableNotFoundException;
 import org.springframework.core.DecoratingProxy;
 
 import java.util.LinkedHashMap;

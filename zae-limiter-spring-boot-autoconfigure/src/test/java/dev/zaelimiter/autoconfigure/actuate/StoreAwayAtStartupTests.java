@@ -7,7 +7,7 @@ import dev.zaelimiter.autoconfigure.StoreSetup;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
 import dev.zaelimiter.store.dynamodb.Dynalite;
 import dev.zaelimiter.store.dynamodb.DynamoDbStore;
-import dev.zaelimiter.store.dynamodb.TableNotFoundException;
+import dev.zaelimiter.TableNotFoundException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
