@@ -1,24 +1,13 @@
 package dev.zaelimiter.autoconfigure;
 
-import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
-import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.Identifiers;
-import dev.zaelimiter.store.AcquireResult;
-import dev.zaelimiter.store.AuditStore;
-import dev.zaelimiter.store.BucketDebit;
-import dev.zaelimiter.store.BucketKey;
-import dev.zaelimiter.store.BucketSnapshot;
-import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
+import dev.zaelimiter.store.ForwardingStore;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.LocalBuckets;
-import dev.zaelimiter.store.UsageStore;
 import org.springframework.core.DecoratingProxy;
 
-import java.util.List;
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -27,7 +16,7 @@ import java.util.function.BooleanSupplier;
  * declarations are applied, so calls use the declared limits rather than none. Reads of single levels (what the
  * admin API and the declarations' plan see) and everything else are the store's own.
  */
-final class PendingDeclarationsStore implements LimiterStore, DecoratingProxy {
+final class PendingDeclarationsStore extends ForwardingStore implements DecoratingProxy {
 
     private final LimiterStore delegate;
     private final LimitDeclarations declarations;
@@ -37,6 +26,11 @@ final class PendingDeclarationsStore implements LimiterStore, DecoratingProxy {
         this.delegate = delegate;
         this.declarations = declarations;
         this.pending = pending;
+    }
+
+    @Override
+    protected LimiterStore delegate() {
+        return delegate;
     }
 
     @Override
@@ -95,101 +89,6 @@ final class PendingDeclarationsStore implements LimiterStore, DecoratingProxy {
             level = level.withDisabled(declared.disabled());
         }
         return level;
-    }
-
-    @Override
-    public LevelConfig getLevel(ConfigScope scope) {
-        return delegate.getLevel(scope);
-    }
-
-    @Override
-    public void putLimits(ConfigScope scope, List<Limit> limits) {
-        delegate.putLimits(scope, limits);
-    }
-
-    @Override
-    public void putDisabled(ConfigScope scope, DisabledMode mode) {
-        delegate.putDisabled(scope, mode);
-    }
-
-    @Override
-    public void putCascade(ConfigScope scope, Boolean cascade) {
-        delegate.putCascade(scope, cascade);
-    }
-
-    @Override
-    public void putPause(ConfigScope scope, Long until) {
-        delegate.putPause(scope, until);
-    }
-
-    @Override
-    public void createEntity(Entity entity) {
-        delegate.createEntity(entity);
-    }
-
-    @Override
-    public Optional<Entity> getEntity(String entityId) {
-        return delegate.getEntity(entityId);
-    }
-
-    @Override
-    public void updateEntity(Entity entity) {
-        delegate.updateEntity(entity);
-    }
-
-    @Override
-    public boolean deleteEntity(String entityId) {
-        return delegate.deleteEntity(entityId);
-    }
-
-    @Override
-    public List<Entity> children(String parentId) {
-        return delegate.children(parentId);
-    }
-
-    @Override
-    public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
-        return delegate.tryAcquire(debits, now);
-    }
-
-    @Override
-    public void apply(List<BucketDebit> debits, long now) {
-        delegate.apply(debits, now);
-    }
-
-    @Override
-    public boolean renew(List<BucketDebit> debits, long now) {
-        return delegate.renew(debits, now);
-    }
-
-    @Override
-    public void deleteBucket(BucketKey key) {
-        delegate.deleteBucket(key);
-    }
-
-    @Override
-    public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
-        return delegate.peek(debits, now);
-    }
-
-    @Override
-    public UsageStore usage() {
-        return delegate.usage();
-    }
-
-    @Override
-    public AuditStore audit() {
-        return delegate.audit();
-    }
-
-    @Override
-    public LocalBuckets localBuckets() {
-        return delegate.localBuckets();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 
     @Override

@@ -56,4 +56,22 @@ class PendingDeclarationsStoreTests {
                     .isInstanceOf(NoLimitsConfiguredException.class);
         });
     }
+
+    @Test
+    void everyOtherCallIsTheStoresOwnDeleteEntityAuditIncluded() {
+        runner.run(context -> {
+            InMemoryStore stored = new InMemoryStore();
+            PendingDeclarationsStore store = new PendingDeclarationsStore(stored,
+                    context.getBean(LimitDeclarations.class), () -> false);
+            RateLimiter limiter = RateLimiter.builder().store(store).build();
+            limiter.admin().createEntity(dev.zaelimiter.Entity.of("acme"));
+            limiter.admin().setLimits("acme", "api", List.of(Limit.perMinute("rpm", 3)));
+
+            assertThat(store.entityScopes("acme")).containsExactlyElementsOf(stored.entityScopes("acme"))
+                    .contains(ConfigScope.entity("acme", "api"));
+            limiter.admin().deleteEntity("acme");
+            assertThat(limiter.admin().audit(dev.zaelimiter.AuditQuery.all()).events()).first()
+                    .satisfies(e -> assertThat(e.before()).contains("api limits"));
+        });
+    }
 }
