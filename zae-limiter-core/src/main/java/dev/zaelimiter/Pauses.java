@@ -9,6 +9,7 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The pauses and resumes behind {@link RateLimiter}'s {@code pause}, {@code pauseFromRetryAfter},
@@ -53,15 +54,15 @@ final class Pauses {
     }
 
     /**
-     * Pauses {@code entityId} (every entity when {@code null}) on {@code resource} as a {@code Retry-After} value
-     * asks, attributed to {@value #UPSTREAM_ACTOR}; empty, with the names not even read, when it asks for no wait.
+     * Pauses the scope {@code scope} names as a {@code Retry-After} value asks, attributed to {@value #UPSTREAM_ACTOR};
+     * empty, with the scope's names not even read, when it asks for no wait.
      */
-    Optional<Instant> pauseFromRetryAfter(String entityId, String resource, String retryAfter) {
+    Optional<Instant> pauseFromRetryAfter(Supplier<ConfigScope> scope, String retryAfter) {
         Duration wait = RetryAfter.parse(retryAfter, clock.instant());
         if (wait.isZero() || wait.isNegative()) {
             return Optional.empty();
         }
-        return Optional.of(pauseForUpstream(entityId == null ? of(resource) : of(entityId, resource), wait));
+        return Optional.of(pauseForUpstream(scope.get(), wait));
     }
 
     /** Ends the pause of {@code scope}; its audit event keeps the pause it ended as its {@code before}. */

@@ -285,7 +285,7 @@ public final class RateLimiter implements AutoCloseable {
      * @throws ValidationException when {@code retryAfter} is neither
      */
     public Optional<Instant> pauseFromRetryAfter(String resource, String retryAfter) {
-        return pauses.pauseFromRetryAfter(null, resource, retryAfter);
+        return pauses.pauseFromRetryAfter(() -> Pauses.of(resource), retryAfter);
     }
 
     /**
@@ -293,7 +293,7 @@ public final class RateLimiter implements AutoCloseable {
      * {@link #pauseFromRetryAfter(String, String)}.
      */
     public Optional<Instant> pauseFromRetryAfter(String entityId, String resource, String retryAfter) {
-        return pauses.pauseFromRetryAfter(entityId, resource, retryAfter);
+        return pauses.pauseFromRetryAfter(() -> Pauses.of(entityId, resource), retryAfter);
     }
 
     /**
