@@ -4,7 +4,7 @@ import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +33,10 @@ final class Decider {
     /** The usage counts, or {@code null} when no history is kept. */
     private final UsageRecorder usage;
     /** The store's in-place decisions, or {@code null} when every decision goes through {@code tryAcquire}. */
-    private final LocalBuckets local;
+    private final InPlaceBuckets local;
 
     Decider(LimiterStore store, Clock clock, UnavailablePolicy unavailable, LeaseWrites leaseWrites,
-            RateLimiterListener listener, CircuitBreaker breaker, UsageRecorder usage, LocalBuckets local) {
+            RateLimiterListener listener, CircuitBreaker breaker, UsageRecorder usage, InPlaceBuckets local) {
         this.store = store;
         this.clock = clock;
         this.unavailable = unavailable;
@@ -74,7 +74,7 @@ final class Decider {
         try {
             boolean probe = breaker.enter();
             try {
-                RequestPlanner.Resolved lone = given == null ? planner.lone(entityId, resource, consume)
+                RequestPlanner.PlanBasis lone = given == null ? planner.lone(entityId, resource, consume)
                         : planner.lone(given);
                 RequestPlanner.Amounts inPlace = lone == null || local == null ? null
                         : RequestPlanner.oneLimit(lone, entityId, resource, consume, now);
@@ -101,7 +101,7 @@ final class Decider {
             }
             breaker.succeeded(probe);
         } catch (ResourcePausedException e) {
-            notify(entityId, resource, Decision.Outcome.REJECTED, List.of(), writes, started);
+            notify(entityId, resource, Decision.Outcome.REFUSED, List.of(), writes, started);
             throw e;
         } catch (StoreUnavailableException e) {
             request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
@@ -120,7 +120,7 @@ final class Decider {
             if (usage != null) {
                 usage.refused(statuses, now);
             }
-            notify(entityId, resource, Decision.Outcome.REJECTED, statuses, writes, started);
+            notify(entityId, resource, Decision.Outcome.REFUSED, statuses, writes, started);
             return Refusal.of(new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false));
         }
         DefaultLease lease = new DefaultLease(writes, plan, result.buckets());
@@ -151,7 +151,7 @@ final class Decider {
             return one;
         }
         Refusal refusal = raise ? Refusal.of(one.explain()) : Refusal.explainedBy(one);
-        notify(entityId, resource, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(),
+        notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refusal.statuses(),
                 writes, started);
         return refusal;
     }

@@ -64,7 +64,7 @@ public final class RateLimiter implements AutoCloseable {
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         UsageStore history = builder.usageHistory ? capability("usage history", store::usage) : null;
         this.usage = history != null
-                ? new UsageRecorder(history, capability("in-place decisions", store::localBuckets), clock,
+                ? new UsageRecorder(history, capability("in-place decisions", store::inPlaceBuckets), clock,
                         builder.usageFlushInterval)
                 : null;
         AuditLog audit = new AuditLog(capability("audit log", store::audit), clock, builder.actor);
@@ -75,7 +75,7 @@ public final class RateLimiter implements AutoCloseable {
                 : CircuitBreaker.disabled(clock);
         LeaseWrites leaseWrites = new LeaseWrites(store, clock, breaker, unavailable, waiting, usage);
         this.decider = new Decider(store, clock, unavailable, leaseWrites, builder.listener, breaker, usage,
-                capability("in-place decisions", store::localBuckets));
+                capability("in-place decisions", store::inPlaceBuckets));
         this.planner = decider.planner();
     }
 

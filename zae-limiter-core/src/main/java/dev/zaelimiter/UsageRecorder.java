@@ -4,7 +4,7 @@ import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.store.UsagePeriod;
 import dev.zaelimiter.store.UsageStore;
@@ -54,7 +54,7 @@ final class UsageRecorder implements AutoCloseable {
 
     private final UsageStore store;
     /** The store's in-place decisions, which count their own usage, or {@code null}. */
-    private final LocalBuckets local;
+    private final InPlaceBuckets local;
     private final Clock clock;
     private final String writerId = UUID.randomUUID().toString();
     private final AtomicLong sequence = new AtomicLong();
@@ -201,7 +201,7 @@ final class UsageRecorder implements AutoCloseable {
      * Records into {@code store}, flushing every {@code interval} in the background ({@link Duration#ZERO}: only when
      * {@link #flush()} or {@link #close()} is called).
      */
-    UsageRecorder(UsageStore store, LocalBuckets local, Clock clock, Duration interval) {
+    UsageRecorder(UsageStore store, InPlaceBuckets local, Clock clock, Duration interval) {
         this.store = store;
         this.local = local;
         this.clock = clock;

@@ -13,7 +13,7 @@ import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.UsageStore;
 import org.springframework.core.DecoratingProxy;
 
@@ -183,8 +183,8 @@ final class PendingDeclarationsStore implements LimiterStore, DecoratingProxy {
     }
 
     @Override
-    public LocalBuckets localBuckets() {
-        return delegate.localBuckets();
+    public InPlaceBuckets inPlaceBuckets() {
+        return delegate.inPlaceBuckets();
     }
 
     @Override

@@ -16,7 +16,7 @@ import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.internal.Limits;
@@ -45,7 +45,7 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  * when next touched, and such buckets are evicted once in a while, which bounds memory to the buckets in use
  * without changing any answer.
  */
-public final class InMemoryStore implements LimiterStore, LocalBuckets {
+public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
 
     private static final long MIN_SWEEP_INTERVAL = 1 << 16;
 
@@ -239,7 +239,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
     /**
      * A bucket that also counts the usage of the decisions made in place on it, in the hour of the latest one (see
-     * {@link LocalBuckets#takeOne}), under the same monitor: counts are moved to {@link #pendingUsage} when the hour,
+     * {@link InPlaceBuckets#takeOne}), under the same monitor: counts are moved to {@link #pendingUsage} when the hour,
      * the limit or the kind of amount (consumed or bypassed) changes, when a count would overflow its {@code int},
      * or when the bucket goes, and are handed over by {@link #drainUsage}. The counters are {@code int}s, and the
      * amount is one counter that holds either kind, so that a million counting buckets stay small; what does not fit
@@ -525,7 +525,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     }
 
     @Override
-    public LocalBuckets localBuckets() {
+    public InPlaceBuckets inPlaceBuckets() {
         return this;
     }
 

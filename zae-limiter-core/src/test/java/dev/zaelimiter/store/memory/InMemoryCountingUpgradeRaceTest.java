@@ -4,7 +4,7 @@ import dev.zaelimiter.Limit;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketState;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Field;
@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class InMemoryCountingUpgradeRaceTest {
 
-    static final LocalBuckets.Outcome IGNORE = new LocalBuckets.Outcome() {
+    static final InPlaceBuckets.Outcome IGNORE = new InPlaceBuckets.Outcome() {
         public void admitted(long b, long at) { }
         public void refused(BucketState s) { }
     };

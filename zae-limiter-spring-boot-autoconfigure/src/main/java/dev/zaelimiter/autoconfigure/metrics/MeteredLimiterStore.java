@@ -218,12 +218,12 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
      * arguments in a lambda on every call.
      */
     @Override
-    public dev.zaelimiter.store.LocalBuckets localBuckets() {
-        dev.zaelimiter.store.LocalBuckets local = delegate.localBuckets();
+    public dev.zaelimiter.store.InPlaceBuckets inPlaceBuckets() {
+        dev.zaelimiter.store.InPlaceBuckets local = delegate.inPlaceBuckets();
         if (local == null) {
             return null;
         }
-        return new dev.zaelimiter.store.LocalBuckets() {
+        return new dev.zaelimiter.store.InPlaceBuckets() {
             @Override
             public boolean takeOne(dev.zaelimiter.store.BucketKey key, List<dev.zaelimiter.Limit> limits,
                     long amountMilli, boolean countOnly, long now, boolean countUsage, Outcome outcome) {

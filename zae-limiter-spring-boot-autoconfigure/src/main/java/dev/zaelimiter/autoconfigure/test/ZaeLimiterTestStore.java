@@ -11,7 +11,7 @@ import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.memory.InMemoryStore;
 
 import java.util.List;
@@ -161,11 +161,11 @@ public final class ZaeLimiterTestStore implements LimiterStore {
      * decide calls the way the application does outside tests.
      */
     @Override
-    public LocalBuckets localBuckets() {
+    public InPlaceBuckets inPlaceBuckets() {
         return local;
     }
 
-    private final LocalBuckets local = new LocalBuckets() {
+    private final InPlaceBuckets local = new InPlaceBuckets() {
         @Override
         public boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
                 boolean countUsage, Outcome outcome) {

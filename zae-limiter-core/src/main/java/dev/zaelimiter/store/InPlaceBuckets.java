@@ -8,10 +8,10 @@ import java.util.List;
  * What a store whose buckets live in this process's heap offers besides {@link LimiterStore#tryAcquire}: the most
  * common decision (one bucket, one plain limit, no per-call override) made in place, without the request and result
  * objects the general call passes, and counted for the usage history in the bucket itself. The limiter uses it when
- * {@link LimiterStore#localBuckets()} answers one; the outcome must be exactly what {@code tryAcquire} of the
+ * {@link LimiterStore#inPlaceBuckets()} answers one; the outcome must be exactly what {@code tryAcquire} of the
  * equivalent {@link BucketDebit} would decide and write.
  */
-public interface LocalBuckets {
+public interface InPlaceBuckets {
 
     /**
      * Decides a call that takes {@code amountMilli} of the one limit of {@code limits} from the bucket {@code key}:
