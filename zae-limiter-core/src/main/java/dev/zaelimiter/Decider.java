@@ -81,8 +81,8 @@ final class Decider {
                 if (inPlace != null) {
                     BucketKey key = new BucketKey(entityId, resource);
                     one = new OneLimitLease(writes, lone, key, inPlace, now);
-                    admitted = local.takeOne(key, lone.bucketLimits(), inPlace.firstMilli(), lone.bypass(), now,
-                            usage != null, one);
+                    admitted = local.takeOne(new InPlaceBuckets.Take(key, lone.bucketLimits(), inPlace.firstMilli(),
+                            lone.bypass(), now, usage != null, one));
                 } else {
                     request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
                     plan = planner.plan(request, now, lone);

@@ -535,7 +535,13 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
      * the general way. Either way the result is what {@link #tryAcquire(List, long)} decides and writes.
      */
     @Override
-    public boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
+    public boolean takeOne(Take take) {
+        return takeOne(take.key(), take.limits(), take.amountMilli(), take.countOnly(), take.now(), take.countUsage(),
+                take.outcome());
+    }
+
+    /** {@link #takeOne(Take)}, its parts read: a separate method so that the take itself is read in a few bytes. */
+    private boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
             boolean countUsage, Outcome outcome) {
         if (countUsage && !countingUsage) {
             countingUsage = true;

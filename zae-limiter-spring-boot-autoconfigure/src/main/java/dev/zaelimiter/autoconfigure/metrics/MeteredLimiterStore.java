@@ -225,12 +225,11 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
         }
         return new dev.zaelimiter.store.InPlaceBuckets() {
             @Override
-            public boolean takeOne(dev.zaelimiter.store.BucketKey key, List<dev.zaelimiter.Limit> limits,
-                    long amountMilli, boolean countOnly, long now, boolean countUsage, Outcome outcome) {
+            public boolean takeOne(Take take) {
                 long start = System.nanoTime();
                 MeteredLimiterStore.Outcome result = MeteredLimiterStore.Outcome.ERROR;
                 try {
-                    boolean admitted = local.takeOne(key, limits, amountMilli, countOnly, now, countUsage, outcome);
+                    boolean admitted = local.takeOne(take);
                     result = MeteredLimiterStore.Outcome.SUCCESS;
                     return admitted;
                 } catch (StoreUnavailableException e) {

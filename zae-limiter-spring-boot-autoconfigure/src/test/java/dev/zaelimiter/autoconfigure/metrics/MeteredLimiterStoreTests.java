@@ -106,9 +106,11 @@ class MeteredLimiterStoreTests {
             }
         };
 
-        assertThat(local.takeOne(new BucketKey("user-1", "api"), limits, 1000, false, 0, false, outcome)).isTrue();
+        assertThat(local.takeOne(new InPlaceBuckets.Take(new BucketKey("user-1", "api"), limits, 1000, false, 0, false,
+                outcome))).isTrue();
         assertThat(balances[0]).isZero();
-        assertThat(local.takeOne(new BucketKey("user-1", "api"), limits, 1000, false, 0, false, outcome)).isFalse();
+        assertThat(local.takeOne(new InPlaceBuckets.Take(new BucketKey("user-1", "api"), limits, 1000, false, 0, false,
+                outcome))).isFalse();
         assertThat(balances[0]).isEqualTo(-1);
 
         assertThat(timer("tryAcquire", "success").count()).isEqualTo(2);
