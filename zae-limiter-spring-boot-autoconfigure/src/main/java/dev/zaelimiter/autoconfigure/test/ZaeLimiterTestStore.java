@@ -1,6 +1,5 @@
 package dev.zaelimiter.autoconfigure.test;
 
-import dev.zaelimiter.Limit;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
@@ -86,10 +85,9 @@ public final class ZaeLimiterTestStore extends ForwardingStore {
 
     private final InPlaceBuckets local = new InPlaceBuckets() {
         @Override
-        public boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
-                boolean countUsage, Outcome outcome) {
-            buckets.add(key);
-            return delegate.takeOne(key, limits, amountMilli, countOnly, now, countUsage, outcome);
+        public boolean takeOne(Take take) {
+            buckets.add(take.key());
+            return delegate.takeOne(take);
         }
 
         @Override
