@@ -270,7 +270,8 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
 
         /**
          * Counts one decision made at {@code now}: admitted or refused, with the amount it consumed (or only
-         * counted, when {@code countOnly}), and whether it left a soft limit in debt.
+         * counted, when {@code countOnly}), and whether it left a soft limit in debt; what {@link
+         * UsageCounts#ofDecision} counts, kept in this cell's compact form.
          */
         void count(BucketKey key, long now, String limitName, boolean admittedCall, long amountMilli,
                 boolean countOnly, boolean inDebt, Queue<PendingUsage> pending) {
@@ -278,7 +279,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             boolean amounted = admittedCall && amountMilli != 0;
             if (hour != (int) hour || amounted && amountMilli > Integer.MAX_VALUE) {
                 pending.add(new PendingUsage(key, limitName, hour * HOUR_MILLIS,        // beyond an int: alone
-                        single(admittedCall, amountMilli, countOnly, inDebt)));
+                        UsageCounts.ofDecision(admittedCall, amountMilli, countOnly, inDebt)));
                 return;
             }
             boolean amountClash = amounted && (countOnly != amountBypassed && this.amountMilli != 0
@@ -308,13 +309,6 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 return refused != Integer.MAX_VALUE;
             }
             return !amountClash && admitted != Integer.MAX_VALUE && (!inDebt || overdrawn != Integer.MAX_VALUE);
-        }
-
-        private static UsageCounts single(boolean admittedCall, long amountMilli, boolean countOnly, boolean inDebt) {
-            if (!admittedCall) {
-                return new UsageCounts(0, 0, 1, 0, 0);
-            }
-            return new UsageCounts(countOnly ? 0 : amountMilli, 1, 0, inDebt ? 1 : 0, countOnly ? amountMilli : 0);
         }
 
         /** The counts not handed over yet, zeroed; {@code null} when there are none. */
