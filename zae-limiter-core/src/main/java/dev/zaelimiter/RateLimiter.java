@@ -1,11 +1,7 @@
 package dev.zaelimiter;
 
 import dev.zaelimiter.internal.Arguments;
-import dev.zaelimiter.internal.Limits;
-import dev.zaelimiter.store.BucketState;
-import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
-import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.UsageStore;
@@ -16,7 +12,6 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,19 +43,18 @@ public final class RateLimiter implements AutoCloseable {
 
     private final LimiterStore store;
     private final Clock clock;
-    private final UnavailablePolicy unavailable;
     private final RateLimiterAdmin admin;
     private final WaitQueues waiting;
     private final CircuitBreaker breaker;
-    private final RequestPlanner planner;
     private final Decider decider;
+    private final Peeks peeks;
     private final UsageRecorder usage;
     private final Pauses pauses;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
         this.clock = builder.clock;
-        this.unavailable = UnavailablePolicy.of(builder.onUnavailable);
+        UnavailablePolicy unavailable = UnavailablePolicy.of(builder.onUnavailable);
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         UsageStore history = builder.usageHistory ? capability("usage history", store::usage) : null;
         this.usage = history != null
@@ -76,7 +70,7 @@ public final class RateLimiter implements AutoCloseable {
         LeaseWrites leaseWrites = new LeaseWrites(store, clock, breaker, unavailable, waiting, usage);
         this.decider = new Decider(store, clock, unavailable, leaseWrites, builder.listener, breaker, usage,
                 capability("in-place decisions", store::inPlaceBuckets));
-        this.planner = decider.planner();
+        this.peeks = new Peeks(store, clock, breaker, decider.planner(), unavailable);
     }
 
     /** The usage flush interval when none is set, in seconds. */
@@ -169,9 +163,6 @@ public final class RateLimiter implements AutoCloseable {
         return leaseOrRaise(decider.attemptOnce(request, request.entityId(), request.resource(), request.consume(), true));
     }
 
-    /** A plan and its buckets as they are. */
-    private record Peek(RequestPlanner.Plan plan, List<BucketSnapshot> snapshots) {
-    }
 
     /**
      * Acquires, runs {@code callable}, and closes the lease; when {@code callable} throws, rolls the lease back and
@@ -207,45 +198,12 @@ public final class RateLimiter implements AutoCloseable {
     /** Whether {@code request} would be admitted now. Never consumes. */
     public Availability checkAvailability(AcquireRequest request) {
         Arguments.required("request", request);
-        try {
-            long now = clock.millis();
-            Peek peek = breaker.call(() -> {
-                RequestPlanner.Plan planned = planner.plan(request, now);
-                return new Peek(planned, store.peek(planned.debits(), now));
-            });
-            RequestPlanner.Plan plan = peek.plan();
-            List<LimitStatus> statuses = RequestPlanner.statuses(plan, peek.snapshots(), false);
-            Duration wait = Duration.ZERO;
-            boolean allowed = true;
-            for (LimitStatus status : statuses) {
-                if (status.exceeded()) {
-                    allowed = false;
-                    wait = wait.compareTo(status.retryAfter()) >= 0 ? wait : status.retryAfter();
-                }
-            }
-            return new Availability(allowed, plan.primaryBypassed(), wait, statuses);
-        } catch (ResourcePausedException e) {
-            return new Availability(false, false, e.retryAfter(), e.statuses());
-        } catch (StoreUnavailableException e) {
-            return unavailable.forCall(request.onUnavailable()).availability(e, request);
-        }
+        return peeks.availability(request);
     }
 
     /** Whole tokens available now per limit of {@code entityId} on {@code resource} (negative in debt). */
     public Map<String, Long> available(String entityId, String resource) {
-        long now = clock.millis();
-        Peek peek = breaker.call(() -> {
-            RequestPlanner.Plan planned = planner.plan(AcquireRequest.of(entityId, resource),
-                    RequestPlanner.NO_PAUSE_CHECK);
-            return new Peek(planned, store.peek(List.of(planned.debits().get(0)), now));
-        });
-        BucketDebit primary = peek.plan().debits().get(0);
-        BucketState state = peek.snapshots().get(0).state();
-        Map<String, Long> available = new LinkedHashMap<>();
-        for (Limit limit : primary.limits()) {
-            available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limits.MILLI));
-        }
-        return available;
+        return peeks.available(entityId, resource);
     }
 
     /**
