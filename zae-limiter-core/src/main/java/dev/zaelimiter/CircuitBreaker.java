@@ -99,7 +99,7 @@ public final class CircuitBreaker {
             throw new ValidationException("circuitBreaker.failureThreshold", failureThreshold,
                     "at least one failure opens the circuit");
         }
-        Limit.checkPeriod("circuitBreaker.coolDown", Arguments.required("circuitBreaker.coolDown", coolDown),
+        LimitChecks.period("circuitBreaker.coolDown", Arguments.required("circuitBreaker.coolDown", coolDown),
                 "a cool-down");
     }
 

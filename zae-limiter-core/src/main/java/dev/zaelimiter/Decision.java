@@ -28,7 +28,7 @@ public record Decision(String entityId, String resource, Outcome outcome, List<L
         /** Admitted in {@link DisabledMode#BYPASS}: counted, not debited. */
         BYPASSED,
         /** Refused by a hard limit. */
-        REJECTED,
+        REFUSED,
         /** Admitted without the store, which was unavailable, under {@link Unavailable#ALLOW}. */
         DEGRADED
     }

@@ -10,8 +10,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -36,8 +34,8 @@ import java.util.Optional;
  * Limit.perMinute("rpm", 1000).withSchedule(ScheduleEntry.scaled("* 9-17 * * MON-FRI", NEW_YORK, 0.5))
  * }</pre>
  *
- * <p>Longer than most files on purpose: the factories users call, their validation, and the evaluation of a limit's
- * schedule at an instant (with its caches) belong to the one immutable value.
+ * <p>The factories users call are here; LimitChecks holds their shared checks and LimitTimes the evaluation of a
+ * limit's schedule at an instant (with its caches).
  */
 public final class Limit {
 
@@ -62,53 +60,6 @@ public final class Limit {
     /** Milli-tokens per token: all internal arithmetic is in milli-tokens. */
     static final long MILLI = Limits.MILLI;
 
-    /** Returned by the {@code next...} methods when nothing is coming. */
-    static final long NEVER = Limits.NEVER;
-
-    static {
-        Limits.install(new Limits.Access() {
-            @Override
-            public Limits.Parameters parametersAt(Limit limit, long epochMillis) {
-                return limit.parametersAt(epochMillis);
-            }
-
-            @Override
-            public long capacityMilli(Limit limit) {
-                return limit.capacityMilli();
-            }
-
-            @Override
-            public long refillAmountMilli(Limit limit) {
-                return limit.refillAmountMilli();
-            }
-
-            @Override
-            public long refillPeriodMillis(Limit limit) {
-                return limit.refillPeriodMillis();
-            }
-
-            @Override
-            public long maxCapacityMilli(Limit limit) {
-                return limit.maxCapacityMilli();
-            }
-
-            @Override
-            public long nextChangeAfter(Limit limit, long epochMillis) {
-                return limit.nextChangeAfter(epochMillis);
-            }
-
-            @Override
-            public long nextResetAfter(Limit limit, long epochMillis) {
-                return limit.nextResetAfter(epochMillis);
-            }
-        });
-    }
-
-    private static final long MINUTE = 60_000L;
-
-    /** The reset schedule of a one-minute calendar quota, which has an edge at every minute. */
-    private static final CronPattern EVERY_MINUTE = CronPattern.parse("reset schedule", "* * * * *");
-
     private final String name;
     private final long capacity;
     private final long refillAmount;
@@ -120,21 +71,14 @@ public final class Limit {
     private final Duration resetAfter;
     private final Duration leaseTimeout;
     private final Duration fixedWindow;
-    private final long windowMillis;
     private final long windowPhase;
     private final boolean localReservations;
 
-    private final Limits.Parameters base;
-    private volatile ActiveAt activeCache;
-    private volatile NextAfter changeCache;
-    private volatile NextAfter resetCache;
+    /** The evaluation of this limit at an instant, with its caches. */
+    private final LimitTimes times;
 
-
-    private record ActiveAt(long minute, Limits.Parameters parameters) {
-    }
-
-    /** {@code next} is the answer for every query in {@code [from, next)}. */
-    private record NextAfter(long from, long next) {
+    static {
+        Limits.install(LimitTimes.ACCESS);
     }
 
     private Limit(String name, long capacity, long refillAmount, Duration refillPeriod, boolean soft,
@@ -162,17 +106,17 @@ public final class Limit {
         this.name = Identifiers.limitName("limit name", name);
         this.leaseTimeout = leaseTimeout;
         if (fixedWindow != null) {
-            checkPeriod("limit " + name + " window", fixedWindow, "a fixed window");
+            LimitChecks.period("limit " + name + " window", fixedWindow, "a fixed window");
             if (fixedWindow.getNano() % 1_000_000 != 0) {
                 throw new ValidationException("limit " + name + " window", fixedWindow, "a fixed window is a whole"
                         + " number of milliseconds");
             }
         }
         this.fixedWindow = fixedWindow;
-        this.windowMillis = fixedWindow == null ? 0 : fixedWindow.toMillis();
+        long windowMillis = fixedWindow == null ? 0 : fixedWindow.toMillis();
         this.windowPhase = fixedWindow == null ? 0 : Math.floorMod(windowOrigin, windowMillis);
-        this.capacity = tokens(name, "capacity", capacity, false);
-        this.refillAmount = tokens(name, "refillAmount", refillAmount, true);
+        this.capacity = LimitChecks.tokens(name, "capacity", capacity, false);
+        this.refillAmount = LimitChecks.tokens(name, "refillAmount", refillAmount, true);
         this.soft = soft;
         if (schedule.size() > MAX_SCHEDULE_ENTRIES) {
             throw new ValidationException("limit " + name + " schedule", schedule.size() + " entries",
@@ -185,11 +129,11 @@ public final class Limit {
         boolean drips = refillAmount > 0;
         boolean resets = resetSchedule != null || resetAfter != null || leaseTimeout != null || fixedWindow != null;
         if (leaseTimeout != null) {
-            checkPeriod("limit " + name + " leaseTimeout", leaseTimeout, "the lease timeout");
+            LimitChecks.period("limit " + name + " leaseTimeout", leaseTimeout, "the lease timeout");
         }
         if (drips) {
             Arguments.required("refillPeriod", refillPeriod);
-            checkPeriod("limit " + name + " refillPeriod", refillPeriod, "the refill period");
+            LimitChecks.period("limit " + name + " refillPeriod", refillPeriod, "the refill period");
         }
         this.refillPeriod = drips ? refillPeriod : null;
         if (drips && resets) {
@@ -201,15 +145,15 @@ public final class Limit {
                     + " and no reset could never recover; give it a refill amount, or make it a quota");
         }
         if (resetAfter != null) {
-            checkPeriod("limit " + name + " resetAfter", resetAfter, "the session length");
+            LimitChecks.period("limit " + name + " resetAfter", resetAfter, "the session length");
         }
-        if (resetSchedule != null && !EVERY_MINUTE.equals(resetSchedule)
+        if (resetSchedule != null && !LimitTimes.EVERY_MINUTE.equals(resetSchedule)
                 && resetSchedule.nextEdge(Instant.EPOCH, resetZone).isEmpty()) {
             throw new ValidationException("limit " + name + " reset schedule", resetSchedule.expression(),
                     "the pattern never has a reset edge (it must stop matching at some point); write an instant"
                             + " such as '0 0 * * *'");
         }
-        checkOneZone();
+        LimitChecks.oneZone(name, resetZone, this.schedule);
         for (ScheduleEntry entry : this.schedule) {
             if (!drips && entry.refillPeriod() != null) {
                 throw new ValidationException("limit " + name + " schedule", entry.toString(),
@@ -223,47 +167,14 @@ public final class Limit {
                             + " limit, a soft limit or a scheduled one)");
         }
         this.localReservations = localReservations;
-        this.base = new Limits.Parameters(this.capacity * MILLI, this.refillAmount * MILLI,
-                drips ? refillPeriod.toMillis() : 0);
+        this.times = new LimitTimes(new Limits.Parameters(this.capacity * MILLI, this.refillAmount * MILLI,
+                drips ? refillPeriod.toMillis() : 0), this.schedule, resetSchedule, resetZone, windowMillis,
+                windowPhase);
     }
 
     private String toStringWithout() {
         return name + (soft ? " (soft)" : "") + (schedule.isEmpty() ? "" : " (scheduled)")
                 + (refillAmount > 0 ? "" : " (does not drip)");
-    }
-
-    private void checkOneZone() {
-        ZoneId zone = resetZone;
-        for (ScheduleEntry entry : schedule) {
-            if (zone == null) {
-                zone = entry.zone();
-            } else if (!zone.equals(entry.zone())) {
-                throw new ValidationException("limit " + name + " schedule", entry.zone().getId(),
-                        "every schedule entry and reset of one limit uses the same time zone (" + zone.getId()
-                                + " here)");
-            }
-        }
-    }
-
-    /**
-     * Checks a refill period, session length or lease timeout: at least one millisecond and at most
-     * {@link #MAX_PERIOD}, so that every instant computed from it stays far inside the epoch-millisecond range.
-     */
-    static void checkPeriod(String field, Duration period, String what) {
-        if (period.isNegative() || period.compareTo(MAX_PERIOD) > 0 || period.toMillis() < 1) {
-            throw new ValidationException(field, period, what + " must be at least one millisecond and at most "
-                    + MAX_PERIOD.toDays() + " days");
-        }
-    }
-
-    private static long tokens(String name, String field, long value, boolean zeroAllowed) {
-        if (value < 0 || (value == 0 && !zeroAllowed)) {
-            throw new ValidationException("limit " + name + " " + field, value, "must be greater than zero");
-        }
-        if (value > MAX_TOKENS) {
-            throw new ValidationException("limit " + name + " " + field, value, "must be at most " + MAX_TOKENS);
-        }
-        return value;
     }
 
     private Limit copy(long capacity, boolean soft, List<ScheduleEntry> schedule) {
@@ -424,33 +335,7 @@ public final class Limit {
      * @throws ValidationException naming {@code field} and the rule broken
      */
     public static List<Limit> validateLevel(String field, List<Limit> limits) {
-        Arguments.required("field", field);
-        if (limits == null || limits.isEmpty()) {
-            throw new ValidationException(field, limits, "at least one limit is required");
-        }
-        if (limits.size() > MAX_LIMITS_PER_LEVEL) {
-            throw new ValidationException(field, limits.size() + " limits", "a configuration level holds at most "
-                    + MAX_LIMITS_PER_LEVEL + " limits");
-        }
-        Set<String> names = new HashSet<>();
-        ZoneId zone = null;
-        for (Limit limit : limits) {
-            if (limit == null) {
-                throw new ValidationException(field, limits, "a limit list cannot contain null");
-            }
-            if (!names.add(limit.name())) {
-                throw new ValidationException(field, limit.name(), "each limit name may appear only once");
-            }
-            ZoneId own = limit.zone().orElse(null);
-            if (zone == null) {
-                zone = own;
-            } else if (own != null && !own.equals(zone)) {
-                throw new ValidationException(field, limit.name(), "the scheduled limits of one configuration level"
-                        + " share one time zone, but '" + limit.name() + "' uses " + own + " and another uses " + zone
-                        + "; put limits that follow another zone on a separate resource");
-            }
-        }
-        return List.copyOf(limits);
+        return LimitChecks.level(field, limits);
     }
 
     // ---- accessors
@@ -530,123 +415,9 @@ public final class Limit {
         return schedule.isEmpty() ? Optional.empty() : Optional.of(schedule.get(0).zone());
     }
 
-    /** {@link #capacity()} in milli-tokens. */
-    long capacityMilli() {
-        return base.capacityMilli();
-    }
-
-    /** {@link #refillAmount()} in milli-tokens. */
-    long refillAmountMilli() {
-        return base.refillAmountMilli();
-    }
-
-    /** {@link #refillPeriod()} in whole milliseconds; zero for a quota. */
-    long refillPeriodMillis() {
-        return base.refillPeriodMillis();
-    }
-
-    // ---- time-dependent parameters
-
-    /** The parameters in force during the minute that contains {@code epochMillis}. */
-    Limits.Parameters parametersAt(long epochMillis) {
-        if (schedule.isEmpty()) {
-            return base;
-        }
-        long minute = Math.floorDiv(epochMillis, MINUTE);
-        ActiveAt cached = activeCache;
-        if (cached != null && cached.minute() == minute) {
-            return cached.parameters();
-        }
-        Limits.Parameters parameters = base;
-        Instant instant = Instant.ofEpochMilli(epochMillis);
-        for (ScheduleEntry entry : schedule) {
-            if (entry.pattern().matches(instant, entry.zone())) {
-                parameters = apply(entry);
-                break;
-            }
-        }
-        activeCache = new ActiveAt(minute, parameters);
-        return parameters;
-    }
-
-    private Limits.Parameters apply(ScheduleEntry entry) {
-        if (entry.isScaled()) {
-            return new Limits.Parameters(scale(base.capacityMilli(), entry.scale()),
-                    base.drips() ? scale(base.refillAmountMilli(), entry.scale()) : 0, base.refillPeriodMillis());
-        }
-        return new Limits.Parameters(entry.capacity() * MILLI,
-                entry.refillPeriod() != null ? entry.refillAmount() * MILLI : base.refillAmountMilli(),
-                entry.refillPeriod() != null ? entry.refillPeriod().toMillis() : base.refillPeriodMillis());
-    }
-
-    private static long scale(long milli, double scale) {
-        double scaled = Math.rint(milli * scale);
-        return (long) Math.max(1, Math.min(scaled, MAX_TOKENS * MILLI));
-    }
-
-    /** The largest capacity the limit has in any window, in milli-tokens: a request above it can never pass. */
-    long maxCapacityMilli() {
-        long max = base.capacityMilli();
-        for (ScheduleEntry entry : schedule) {
-            max = Math.max(max, apply(entry).capacityMilli());
-        }
-        return max;
-    }
-
-    /**
-     * The first instant after {@code epochMillis} at which a schedule window opens or closes, so that the
-     * parameters may change; {@link #NEVER} for an unscheduled limit.
-     */
-    long nextChangeAfter(long epochMillis) {
-        if (schedule.isEmpty()) {
-            return NEVER;
-        }
-        NextAfter cached = changeCache;
-        if (cached != null && epochMillis >= cached.from() && epochMillis < cached.next()) {
-            return cached.next();
-        }
-        long next = NEVER;
-        Instant after = Instant.ofEpochMilli(epochMillis);
-        for (ScheduleEntry entry : schedule) {
-            long change = entry.pattern().nextChange(after, entry.zone()).map(Instant::toEpochMilli).orElse(NEVER);
-            next = Math.min(next, change);
-        }
-        changeCache = new NextAfter(epochMillis, next);
-        return next;
-    }
-
-    /**
-     * The first reset edge of a calendar quota (or window boundary of a fixed window) strictly after
-     * {@code epochMillis}; {@link #NEVER} for other limits.
-     */
-    long nextResetAfter(long epochMillis) {
-        if (fixedWindow != null) {
-            return nextMultiple(epochMillis, windowMillis, windowPhase);
-        }
-        if (resetSchedule == null) {
-            return NEVER;
-        }
-        if (EVERY_MINUTE.equals(resetSchedule)) {
-            return nextMultiple(epochMillis, MINUTE, 0);
-        }
-        NextAfter cached = resetCache;
-        if (cached != null && epochMillis >= cached.from() && epochMillis < cached.next()) {
-            return cached.next();
-        }
-        long next = resetSchedule.nextEdge(Instant.ofEpochMilli(epochMillis), resetZone)
-                .map(Instant::toEpochMilli).orElse(NEVER);
-        resetCache = new NextAfter(epochMillis, next);
-        return next;
-    }
-
-    /** The first {@code phase + k * step} strictly after {@code epochMillis}, or {@link #NEVER} past the range. */
-    private static long nextMultiple(long epochMillis, long step, long phase) {
-        try {
-            long k = Math.addExact(Math.floorDiv(Math.subtractExact(epochMillis, phase), step), 1);
-            return Math.addExact(Math.multiplyExact(k, step), phase);
-        } catch (ArithmeticException e) {
-            return NEVER;
-        }
+    /** The evaluation of this limit at an instant. */
+    LimitTimes times() {
+        return times;
     }
 
     @Override

@@ -5,7 +5,7 @@ import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.LimitState;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -15,13 +15,13 @@ import java.util.Map;
 /**
  * The lease of a call that the store decided in place (one bucket, one plain limit): it keeps what the decision saw,
  * answers the common questions from it, and becomes a {@link DefaultLease} only when a correction needs one. As the
- * decision's {@link LocalBuckets.Outcome}, it also keeps what a refusal needs to explain itself.
+ * decision's {@link InPlaceBuckets.Outcome}, it also keeps what a refusal needs to explain itself.
  */
-final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explanation,
+final class OneLimitLease implements Lease, InPlaceBuckets.Outcome, Refusal.Explanation,
         RateLimitExceededException.Explanation {
 
     private final LeaseWrites writes;
-    private final RequestPlanner.Resolved target;
+    private final RequestPlanner.PlanBasis target;
     private final BucketKey key;
     private final RequestPlanner.Amounts amounts;
     /** Admitted: the limit's balance after the debit. */
@@ -44,7 +44,7 @@ final class OneLimitLease implements Lease, LocalBuckets.Outcome, Refusal.Explan
     }
 
     /** The lease of a call decided at {@code now}, until the store says what it decided. */
-    OneLimitLease(LeaseWrites writes, RequestPlanner.Resolved target, BucketKey key, RequestPlanner.Amounts amounts,
+    OneLimitLease(LeaseWrites writes, RequestPlanner.PlanBasis target, BucketKey key, RequestPlanner.Amounts amounts,
             long now) {
         this.writes = writes;
         this.target = target;

@@ -1,33 +1,19 @@
 package dev.zaelimiter;
 
 import dev.zaelimiter.internal.Arguments;
-import dev.zaelimiter.internal.Limits;
-import dev.zaelimiter.internal.Identifiers;
-import dev.zaelimiter.store.BucketState;
-import dev.zaelimiter.internal.resolution.ConfigResolver;
-import dev.zaelimiter.internal.resolution.Resolution;
-import dev.zaelimiter.store.AcquireResult;
-import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
-import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.ConfigScope;
-import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.LocalBuckets;
 import dev.zaelimiter.store.UsageStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.LongUnaryOperator;
@@ -47,9 +33,9 @@ import java.util.function.LongUnaryOperator;
  * <p>Each call validates its input, reads the configuration levels of the entity (one store call), resolves them,
  * and hands the store one all-or-nothing debit covering the entity and, when it cascades, its parent.
  *
- * <p>Longer than most files on purpose: it is the facade users read, with its documented builder; the work is in
- * RequestPlanner (planning), UnavailablePolicy (store failures), LeaseWrites and DefaultLease (leases) and
- * WaitQueues (waiting).
+ * <p>The facade users read, with its documented builder; the work is in Decider (one decision), RequestPlanner
+ * (planning), UnavailablePolicy (store failures), LeaseWrites and DefaultLease (leases), WaitQueues (waiting),
+ * Pauses and Inspection.
  */
 public final class RateLimiter implements AutoCloseable {
 
@@ -57,39 +43,34 @@ public final class RateLimiter implements AutoCloseable {
 
     private final LimiterStore store;
     private final Clock clock;
-    private final UnavailablePolicy unavailable;
-    private final LeaseWrites leaseWrites;
     private final RateLimiterAdmin admin;
-    private final RateLimiterListener listener;
     private final WaitQueues waiting;
     private final CircuitBreaker breaker;
-    private final UndebitedParents undebitedParents;
-    private final RequestPlanner planner;
+    private final Decider decider;
+    private final Peeks peeks;
     private final UsageRecorder usage;
-    private final AuditLog audit;
-    /** The store's in-place decisions, or {@code null} when every decision goes through {@code tryAcquire}. */
-    private final LocalBuckets local;
+    private final Pauses pauses;
 
     private RateLimiter(Builder builder) {
         this.store = builder.store != null ? builder.store : new InMemoryStore();
         this.clock = builder.clock;
-        this.unavailable = UnavailablePolicy.of(builder.onUnavailable);
-        this.listener = builder.listener;
+        UnavailablePolicy unavailable = UnavailablePolicy.of(builder.onUnavailable);
         this.waiting = new WaitQueues(clock, builder.sleeper, builder.maxQueue, builder.jitter);
         UsageStore history = builder.usageHistory ? capability("usage history", store::usage) : null;
         this.usage = history != null
-                ? new UsageRecorder(history, capability("in-place decisions", store::localBuckets), clock,
+                ? new UsageRecorder(history, capability("in-place decisions", store::inPlaceBuckets), clock,
                         builder.usageFlushInterval)
                 : null;
-        this.audit = new AuditLog(capability("audit log", store::audit), clock, builder.actor);
+        AuditLog audit = new AuditLog(capability("audit log", store::audit), clock, builder.actor);
         this.admin = new RateLimiterAdmin(store, usage, audit, clock);
+        this.pauses = new Pauses(store, clock, admin, audit);
         this.breaker = builder.breakerEnabled
                 ? CircuitBreaker.of(builder.failureThreshold, builder.coolDown, clock)
                 : CircuitBreaker.disabled(clock);
-        this.leaseWrites = new LeaseWrites(store, clock, breaker, unavailable, waiting, usage);
-        this.undebitedParents = new UndebitedParents(clock, listener);
-        this.planner = new RequestPlanner(store);
-        this.local = capability("in-place decisions", store::localBuckets);
+        LeaseWrites leaseWrites = new LeaseWrites(store, clock, breaker, unavailable, waiting, usage);
+        this.decider = new Decider(store, clock, unavailable, leaseWrites, builder.listener, breaker, usage,
+                capability("in-place decisions", store::inPlaceBuckets));
+        this.peeks = new Peeks(store, clock, breaker, decider.planner(), unavailable);
     }
 
     /** The usage flush interval when none is set, in seconds. */
@@ -115,7 +96,7 @@ public final class RateLimiter implements AutoCloseable {
         if (!AcquireRequest.keepsAsGiven(consume)) {
             return acquire(AcquireRequest.of(entityId, resource, consume));
         }
-        return leaseOrRaise(attemptOnce(null, entityId, resource, consume, true));
+        return leaseOrRaise(decider.attemptOnce(null, entityId, resource, consume, true));
     }
 
     /**
@@ -154,7 +135,7 @@ public final class RateLimiter implements AutoCloseable {
             return tryAcquire(AcquireRequest.of(entityId, resource, consume));
         }
         try {
-            return attemptOnce(null, entityId, resource, consume, false);
+            return decider.attemptOnce(null, entityId, resource, consume, false);
         } catch (RateLimitExceededException e) {
             return Refusal.of(e);
         }
@@ -171,7 +152,7 @@ public final class RateLimiter implements AutoCloseable {
     public Attempt tryAcquire(AcquireRequest request) {
         Arguments.required("request", request);
         try {
-            return request.maxWait().isZero() ? attemptOnce(request, request.entityId(), request.resource(),
+            return request.maxWait().isZero() ? decider.attemptOnce(request, request.entityId(), request.resource(),
                     request.consume(), false) : acquire(request);
         } catch (RateLimitExceededException e) {
             return Refusal.of(e);
@@ -179,144 +160,9 @@ public final class RateLimiter implements AutoCloseable {
     }
 
     private Lease acquireOnce(AcquireRequest request) {
-        return leaseOrRaise(attemptOnce(request, request.entityId(), request.resource(), request.consume(), true));
+        return leaseOrRaise(decider.attemptOnce(request, request.entityId(), request.resource(), request.consume(), true));
     }
 
-    /**
-     * One decision, waiting for nothing: the lease, or the refusal (explained at once when {@code raise}, as
-     * {@code acquire} is about to raise it). Raises for a pause and for what is no refusal. {@code given}
-     * is the request, or {@code null} for a call of one target without wait or override made by its parts (the
-     * request is then made only if a path other than the in-place decision needs it).
-     */
-    private Attempt attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
-            boolean raise) {
-        AcquireRequest request = given;
-        UnavailablePolicy policy = given == null ? unavailable : unavailable.forCall(given.onUnavailable());
-        LeaseWrites writes = policy == unavailable ? leaseWrites : leaseWrites.with(policy);
-        long started = listener == null ? 0 : System.nanoTime();
-        RequestPlanner.Plan plan = null;
-        AcquireResult result = null;
-        OneLimitLease one = null;
-        boolean admitted;
-        long now = clock.millis();
-        try {
-            boolean probe = breaker.enter();
-            try {
-                RequestPlanner.Resolved lone = given == null ? planner.lone(entityId, resource, consume)
-                        : planner.lone(given);
-                RequestPlanner.Amounts inPlace = lone == null || local == null ? null
-                        : RequestPlanner.oneLimit(lone, entityId, resource, consume, now);
-                if (inPlace != null) {
-                    BucketKey key = new BucketKey(entityId, resource);
-                    one = new OneLimitLease(writes, lone, key, inPlace, now);
-                    admitted = local.takeOne(key, lone.bucketLimits(), inPlace.firstMilli(), lone.bypass(), now,
-                            usage != null, one);
-                } else {
-                    request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
-                    plan = planner.plan(request, now, lone);
-                    result = store.tryAcquire(plan.debits(), now);
-                    admitted = result.admitted();
-                }
-            } catch (StoreUnavailableException e) {
-                breaker.failed(probe);
-                throw e;
-            } catch (ValidationException e) {
-                breaker.released(probe);                      // refused before the store was asked
-                throw e;
-            } catch (RuntimeException | Error e) {
-                breaker.succeeded(probe);
-                throw e;
-            }
-            breaker.succeeded(probe);
-        } catch (ResourcePausedException e) {
-            notify(entityId, resource, Decision.Outcome.REJECTED, List.of(), writes, started);
-            throw e;
-        } catch (StoreUnavailableException e) {
-            request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
-            Lease lease = writes.policy().admit(e, request);
-            if (usage != null) {
-                usage.degraded(request, now);
-            }
-            notify(entityId, resource, Decision.Outcome.DEGRADED, List.of(), writes, started);
-            return lease;
-        }
-        if (one != null) {
-            return decidedInPlace(entityId, resource, one, admitted, writes, started, raise);
-        }
-        if (!admitted) {
-            List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
-            if (usage != null) {
-                usage.refused(statuses, now);
-            }
-            notify(entityId, resource, Decision.Outcome.REJECTED, statuses, writes, started);
-            return Refusal.of(new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false));
-        }
-        DefaultLease lease = new DefaultLease(writes, plan, result.buckets());
-        if (usage != null) {
-            usage.admitted(plan.debits(), lease::statuses, now);
-        }
-        if (listener != null) {
-            notify(entityId, resource, plan.primaryBypassed() ? Decision.Outcome.BYPASSED
-                    : Decision.Outcome.ADMITTED, lease.statuses(), writes, started);
-        }
-        if (!plan.undebited().isEmpty()) {
-            plan.undebited().forEach(undebitedParents::report);
-        }
-        return lease;
-    }
-
-    /**
-     * What follows a decision the store made in place (which counted its usage too): the listener, and the lease or
-     * the refusal.
-     */
-    private Attempt decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted,
-            LeaseWrites writes, long started, boolean raise) {
-        if (admitted) {
-            if (listener != null) {
-                notify(entityId, resource, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
-                        one.statuses(), writes, started);
-            }
-            return one;
-        }
-        Refusal refusal = raise ? Refusal.of(one.explain()) : Refusal.explainedBy(one);
-        notify(entityId, resource, Decision.Outcome.REJECTED, listener == null ? List.of() : refusal.statuses(),
-                writes, started);
-        return refusal;
-    }
-
-    /** A plan and its buckets as they are. */
-    private record Peek(RequestPlanner.Plan plan, List<BucketSnapshot> snapshots) {
-    }
-
-    /** Whether a concurrency limit is among the violations. */
-    private static boolean slotsRefused(RequestPlanner.Plan plan, List<LimitStatus> statuses) {
-        for (LimitStatus status : statuses) {
-            if (status.exceeded()) {
-                for (BucketDebit debit : plan.debits()) {
-                    if (debit.key().entityId().equals(status.entityId())) {
-                        for (Limit limit : debit.limits()) {
-                            if (limit.name().equals(status.limitName()) && limit.isConcurrency()) {
-                                return true;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return false;
-    }
-
-    private void notify(String entityId, String resource, Decision.Outcome outcome, List<LimitStatus> statuses,
-            LeaseWrites writes, long started) {
-        if (listener != null) {
-            try {
-                listener.onDecision(new Decision(entityId, resource, outcome, statuses,
-                        Duration.ofNanos(System.nanoTime() - started), writes.policy().policy()));
-            } catch (RuntimeException e) {
-                log.warn("rate limiter listener failed", e);
-            }
-        }
-    }
 
     /**
      * Acquires, runs {@code callable}, and closes the lease; when {@code callable} throws, rolls the lease back and
@@ -352,45 +198,12 @@ public final class RateLimiter implements AutoCloseable {
     /** Whether {@code request} would be admitted now. Never consumes. */
     public Availability checkAvailability(AcquireRequest request) {
         Arguments.required("request", request);
-        try {
-            long now = clock.millis();
-            Peek peek = breaker.call(() -> {
-                RequestPlanner.Plan planned = planner.plan(request, now);
-                return new Peek(planned, store.peek(planned.debits(), now));
-            });
-            RequestPlanner.Plan plan = peek.plan();
-            List<LimitStatus> statuses = RequestPlanner.statuses(plan, peek.snapshots(), false);
-            Duration wait = Duration.ZERO;
-            boolean allowed = true;
-            for (LimitStatus status : statuses) {
-                if (status.exceeded()) {
-                    allowed = false;
-                    wait = wait.compareTo(status.retryAfter()) >= 0 ? wait : status.retryAfter();
-                }
-            }
-            return new Availability(allowed, plan.primaryBypassed(), wait, statuses);
-        } catch (ResourcePausedException e) {
-            return new Availability(false, false, e.retryAfter(), e.statuses());
-        } catch (StoreUnavailableException e) {
-            return unavailable.forCall(request.onUnavailable()).availability(e, request);
-        }
+        return peeks.availability(request);
     }
 
     /** Whole tokens available now per limit of {@code entityId} on {@code resource} (negative in debt). */
     public Map<String, Long> available(String entityId, String resource) {
-        long now = clock.millis();
-        Peek peek = breaker.call(() -> {
-            RequestPlanner.Plan planned = planner.plan(AcquireRequest.of(entityId, resource),
-                    RequestPlanner.NO_PAUSE_CHECK);
-            return new Peek(planned, store.peek(List.of(planned.debits().get(0)), now));
-        });
-        BucketDebit primary = peek.plan().debits().get(0);
-        BucketState state = peek.snapshots().get(0).state();
-        Map<String, Long> available = new LinkedHashMap<>();
-        for (Limit limit : primary.limits()) {
-            available.put(limit.name(), Math.floorDiv(state.balanceMilli(limit.name()), Limits.MILLI));
-        }
-        return available;
+        return peeks.available(entityId, resource);
     }
 
     /**
@@ -398,40 +211,7 @@ public final class RateLimiter implements AutoCloseable {
      * (the actuator endpoint). Writes nothing.
      */
     public BucketView inspect(String entityId, String resource) {
-        String id = Identifiers.entityId("entityId", entityId);
-        String res = Identifiers.resource("resource", resource);
-        ConfigSnapshot snapshot = store.loadConfig(id, res);
-        Resolution resolution = ConfigResolver.resolve(snapshot, null);
-        long now = clock.millis();
-        BucketDebit debit = new BucketDebit(new BucketKey(id, res), resolution.limits(), Map.of(), false,
-                resolution.source().isDefault());
-        BucketState state = resolution.limits().isEmpty() ? null : store.peek(List.of(debit), now).get(0).state();
-        List<LimitView> views = new ArrayList<>();
-        for (Limit limit : resolution.limits()) {
-            Limits.Parameters p = Limits.parametersAt(limit, now);
-            var limitState = state.limits().get(limit.name());
-            long available = Math.floorDiv(state.balanceMilli(limit.name()), Limits.MILLI);
-            long reset = Limits.nextResetAfter(limit, now);
-            String window = null;
-            for (ScheduleEntry entry : limit.schedule()) {
-                if (entry.pattern().matches(Instant.ofEpochMilli(now), entry.zone())) {
-                    window = entry.cron();
-                    break;
-                }
-            }
-            if (reset == Limits.NEVER && limitState != null && limitState.inWindow()
-                    && limit.resetAfter().isPresent()) {            // a session kept from an earlier session quota
-                reset = limitState.windowStartMillis() + limit.resetAfter().orElseThrow().toMillis();
-            }
-            views.add(new LimitView(limit.name(), p.capacityMilli() / Limits.MILLI, available,
-                    p.refillAmountMilli() / Limits.MILLI, p.drips() ? Duration.ofMillis(p.refillPeriodMillis()) : null,
-                    limit.isSoft(), limit.isSoft() && available < 0, window,
-                    reset == Limits.NEVER ? null : Instant.ofEpochMilli(reset),
-                    limitState == null ? 0 : limitState.consumedMilli() / Limits.MILLI));
-        }
-        long paused = RequestPlanner.pausedUntil(snapshot);
-        return new BucketView(id, res, snapshot.entity(), resolution.source().name(), resolution.disabled(),
-                resolution.parentId(), paused > now ? Instant.ofEpochMilli(paused) : null, views);
+        return Inspection.inspect(store, clock, entityId, resource);
     }
 
     /**
@@ -442,7 +222,7 @@ public final class RateLimiter implements AutoCloseable {
      * @return when the pause ends
      */
     public Instant pause(String resource, Duration duration) {
-        return pauseUntil(ConfigScope.resource(Identifiers.resource("resource", resource)), duration);
+        return pauses.pause(Pauses.of(resource), duration);
     }
 
     /**
@@ -450,27 +230,20 @@ public final class RateLimiter implements AutoCloseable {
      * {@link #pause(String, Duration)}. Like every other call, it takes the entity first.
      */
     public Instant pause(String entityId, String resource, Duration duration) {
-        return pauseUntil(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
-                Identifiers.resource("resource", resource)), duration);
+        return pauses.pause(Pauses.of(entityId, resource), duration);
     }
-
-    /** Who the pauses asked by an upstream {@code Retry-After} are attributed to in the audit log. */
-    static final String UPSTREAM_ACTOR = "upstream";
 
     /**
      * Pauses {@code resource} as an upstream {@code Retry-After} header asks: a number of seconds (one too large to
      * represent counts as 2^31 seconds) or an HTTP date in any of the three formats RFC 9110 has recipients read
      * (IMF-fixdate, RFC 850, asctime). The pause is an automatic one: its audit event names the actor
-     * {@value #UPSTREAM_ACTOR}, not whoever is signed in.
+     * {@code upstream}, not whoever is signed in.
      *
      * @return when the pause ends, or empty when the value asks for no wait
      * @throws ValidationException when {@code retryAfter} is neither
      */
     public Optional<Instant> pauseFromRetryAfter(String resource, String retryAfter) {
-        Duration wait = RetryAfter.parse(retryAfter, clock.instant());
-        return wait.isZero() || wait.isNegative() ? Optional.empty()
-                : Optional.of(pauseUntil(ConfigScope.resource(Identifiers.resource("resource", resource)), wait,
-                        audit.as(UPSTREAM_ACTOR)));
+        return pauses.pauseFromRetryAfter(() -> Pauses.of(resource), retryAfter);
     }
 
     /**
@@ -478,72 +251,32 @@ public final class RateLimiter implements AutoCloseable {
      * {@link #pauseFromRetryAfter(String, String)}.
      */
     public Optional<Instant> pauseFromRetryAfter(String entityId, String resource, String retryAfter) {
-        Duration wait = RetryAfter.parse(retryAfter, clock.instant());
-        return wait.isZero() || wait.isNegative() ? Optional.empty()
-                : Optional.of(pauseUntil(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
-                        Identifiers.resource("resource", resource)), wait, audit.as(UPSTREAM_ACTOR)));
+        return pauses.pauseFromRetryAfter(() -> Pauses.of(entityId, resource), retryAfter);
     }
 
     /**
      * Pauses {@code resource} for {@code duration} because an upstream provider asked for a break (a wait the caller
      * already read from its answer), as {@link #pause(String, Duration)}; its audit event names the actor
-     * {@value #UPSTREAM_ACTOR}, not whoever is signed in.
+     * {@code upstream}, not whoever is signed in.
      */
     public Instant pauseForUpstream(String resource, Duration duration) {
-        return pauseUntil(ConfigScope.resource(Identifiers.resource("resource", resource)), duration,
-                audit.as(UPSTREAM_ACTOR));
+        return pauses.pauseForUpstream(Pauses.of(resource), duration);
     }
 
     /** Pauses {@code entityId} on {@code resource} because an upstream provider asked for a break. */
     public Instant pauseForUpstream(String entityId, String resource, Duration duration) {
-        return pauseUntil(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
-                Identifiers.resource("resource", resource)), duration, audit.as(UPSTREAM_ACTOR));
+        return pauses.pauseForUpstream(Pauses.of(entityId, resource), duration);
     }
 
     /** Ends a pause of {@code resource} early. */
     public void resume(String resource) {
-        resume(ConfigScope.resource(Identifiers.resource("resource", resource)));
+        pauses.resume(Pauses.of(resource));
     }
 
     /** Ends a pause of {@code entityId} on {@code resource} early. */
     public void resume(String entityId, String resource) {
-        resume(ConfigScope.entity(Identifiers.entityId("entityId", entityId),
-                Identifiers.resource("resource", resource)));
+        pauses.resume(Pauses.of(entityId, resource));
     }
-
-    /** Ends the pause of {@code scope}; its audit event keeps the pause it ended as its {@code before}. */
-    private void resume(ConfigScope scope) {
-        String before = admin.before(scope, level -> level.pausedUntil() == null ? null
-                : pausedUntil(Instant.ofEpochMilli(level.pausedUntil())));
-        store.putPause(scope, null);
-        audit.record("resume", scope, before, null);
-    }
-
-    private static String pausedUntil(Instant until) {
-        return "paused until " + until;
-    }
-
-    private Instant pauseUntil(ConfigScope scope, Duration duration) {
-        return pauseUntil(scope, duration, audit);
-    }
-
-    private Instant pauseUntil(ConfigScope scope, Duration duration, AuditLog audit) {
-        if (duration == null || duration.isNegative() || duration.isZero()) {
-            throw new ValidationException("duration", duration, "a pause lasts more than zero");
-        }
-        Instant until;
-        try {
-            until = clock.instant().plus(duration);
-            until.toEpochMilli();
-        } catch (ArithmeticException | DateTimeException e) {
-            throw new ValidationException("duration", duration, "a pause must end at an instant that epoch"
-                    + " milliseconds can hold (within about 292 million years)");
-        }
-        store.putPause(scope, until.toEpochMilli());
-        audit.record("pause", scope, null, pausedUntil(until));
-        return until;
-    }
-
 
     /** Entities, configuration levels and switches of the store this limiter uses. */
     public RateLimiterAdmin admin() {

@@ -36,10 +36,10 @@ final class RequestPlanner {
      * The resolution of each resource for the entities that configure nothing of their own (no record, no level),
      * which all resolve alike. An entry stands while the store answers with the same resource and system levels.
      */
-    private final ConcurrentHashMap<String, Resolved> shared = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, PlanBasis> shared = new ConcurrentHashMap<>();
 
     /** The resolutions of entities that have a record or a level of their own, while the store answers the same. */
-    private final ConcurrentHashMap<BucketKey, Resolved> own = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<BucketKey, PlanBasis> own = new ConcurrentHashMap<>();
 
     RequestPlanner(LimiterStore store) {
         this.store = store;
@@ -73,7 +73,7 @@ final class RequestPlanner {
      * once: the snapshot is kept to tell whether the store still answers the same (level by level, by identity:
      * stores answer a changed level with a new object).
      */
-    static final class Resolved {
+    static final class PlanBasis {
 
         final ConfigSnapshot snapshot;
         final Resolution resolution;
@@ -84,13 +84,13 @@ final class RequestPlanner {
         final boolean concurrency;
         /**
          * Whether a lone call of an entity resolved like this one debits one bucket under one plain limit, with
-         * nothing to check but the pause: what {@link dev.zaelimiter.store.LocalBuckets} decides in place.
+         * nothing to check but the pause: what {@link dev.zaelimiter.store.InPlaceBuckets} decides in place.
          */
         final boolean oneLimit;
         /** The amounts last validated as a lone target's against this resolution, with the map they came from. */
         volatile Amounts amounts;
 
-        Resolved(ConfigSnapshot snapshot) {
+        PlanBasis(ConfigSnapshot snapshot) {
             this.snapshot = snapshot;
             this.resolution = ConfigResolver.resolve(snapshot, null);
             this.bucketLimits = resolution.bucketLimits();
@@ -152,18 +152,18 @@ final class RequestPlanner {
      * The resolution of {@code request}'s one target after its input was checked, when it has one target and no
      * override; otherwise {@code null}. Raises when the input is invalid.
      */
-    Resolved lone(AcquireRequest request) {
+    PlanBasis lone(AcquireRequest request) {
         return request.limits() == null && request.also().isEmpty()
                 ? lone(request.entityId(), request.resource(), request.consume()) : null;
     }
 
     /**
      * The amounts of a call that a store can decide in place, with {@code lone} its {@linkplain #lone resolution}:
-     * when it resolves to a {@linkplain Resolved#oneLimit one-limit} bucket and consumes the amounts last validated
+     * when it resolves to a {@linkplain PlanBasis#oneLimit one-limit} bucket and consumes the amounts last validated
      * against it. Raises when the target is paused at {@code now}. Otherwise {@code null}, and the call is
-     * {@linkplain #plan(AcquireRequest, long, Resolved) planned}.
+     * {@linkplain #plan(AcquireRequest, long, PlanBasis) planned}.
      */
-    static Amounts oneLimit(Resolved lone, String entityId, String resource, Map<String, Long> consume, long now) {
+    static Amounts oneLimit(PlanBasis lone, String entityId, String resource, Map<String, Long> consume, long now) {
         Amounts amounts = lone.amounts;
         if (!lone.oneLimit || amounts == null || !amounts.sameAs(consume)) {
             return null;
@@ -177,7 +177,7 @@ final class RequestPlanner {
      * was derived before (for a call decided in place, what comes after the decision needs it: corrections,
      * statuses).
      */
-    static Plan lonePlan(Resolved target, BucketKey key, Amounts amounts) {
+    static Plan lonePlan(PlanBasis target, BucketKey key, Amounts amounts) {
         Resolution resolution = target.resolution;
         boolean bypass = target.bypass();
         BucketDebit debit = new BucketDebit(key, target.bucketLimits, amounts.amountsMilli(), bypass,
@@ -186,7 +186,7 @@ final class RequestPlanner {
     }
 
     /** The debits of {@code request}, whose {@linkplain #lone lone resolution} is {@code lone} (or none). */
-    Plan plan(AcquireRequest request, long now, Resolved lone) {
+    Plan plan(AcquireRequest request, long now, PlanBasis lone) {
         if (lone != null) {
             Plan plan = reuse(lone, request, now);
             if (plan != null) {
@@ -212,9 +212,9 @@ final class RequestPlanner {
      * the entity id, the resource (skipped for one planned for before) and the amounts (skipped for the amounts
      * validated last for the resource).
      */
-    Resolved lone(String entity, String resource, Map<String, Long> consume) {
+    PlanBasis lone(String entity, String resource, Map<String, Long> consume) {
         String entityId = Identifiers.entityId("entityId", entity);
-        Resolved known = resource == null ? null : shared.get(resource);
+        PlanBasis known = resource == null ? null : shared.get(resource);
         if (known == null) {
             Identifiers.resource("resource", resource);
         }
@@ -226,11 +226,11 @@ final class RequestPlanner {
     }
 
     /**
-     * The plan of a lone target resolved as {@code target}, when that resolution is {@linkplain Resolved#simple()
+     * The plan of a lone target resolved as {@code target}, when that resolution is {@linkplain PlanBasis#simple()
      * simple} and the request consumes the amounts last validated against it: the pause check, and a debit built
      * from what was derived before. Otherwise {@code null}, and the call is planned in full.
      */
-    private static Plan reuse(Resolved target, AcquireRequest request, long now) {
+    private static Plan reuse(PlanBasis target, AcquireRequest request, long now) {
         Amounts amounts = target.amounts;
         if (amounts == null || !amounts.sameAs(request.consume()) || !target.simple()) {
             return null;
@@ -242,7 +242,7 @@ final class RequestPlanner {
     }
 
     /** The resolution of {@code entityId} on {@code resource} as the store answers now. */
-    private Resolved resolved(String entityId, String resource) {
+    private PlanBasis resolved(String entityId, String resource) {
         return resolved(entityId, resource, null);
     }
 
@@ -250,27 +250,27 @@ final class RequestPlanner {
      * {@link #resolved(String, String)}, with {@code sharedKnown} what the cache of entities that configure nothing held
      * for the resource a moment ago ({@code null}: look it up if needed).
      */
-    private Resolved resolved(String entityId, String resource, Resolved sharedKnown) {
+    private PlanBasis resolved(String entityId, String resource, PlanBasis sharedKnown) {
         ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
         if (snapshot.entity() == null && snapshot.entityResource().isEmpty() && snapshot.entityDefault().isEmpty()) {
-            Resolved known = sharedKnown != null ? sharedKnown : shared.get(resource);
+            PlanBasis known = sharedKnown != null ? sharedKnown : shared.get(resource);
             if (known != null && known.snapshot.resource() == snapshot.resource()
                     && known.snapshot.system() == snapshot.system()) {
                 return known;
             }
-            Resolved fresh = new Resolved(snapshot);
+            PlanBasis fresh = new PlanBasis(snapshot);
             shared.put(resource, fresh);
             return fresh;
         }
         BucketKey key = new BucketKey(entityId, resource);
-        Resolved known = own.get(key);
+        PlanBasis known = own.get(key);
         if (known != null && sameLevels(known.snapshot, snapshot)) {
             return known;
         }
         if (own.size() >= MAX_OWN_RESOLUTIONS) {
             own.clear();
         }
-        Resolved fresh = new Resolved(snapshot);
+        PlanBasis fresh = new PlanBasis(snapshot);
         own.put(key, fresh);
         return fresh;
     }
@@ -280,7 +280,7 @@ final class RequestPlanner {
                 && a.entityDefault() == b.entityDefault() && a.resource() == b.resource() && a.system() == b.system();
     }
 
-    private static void checkPause(Resolved target, String entityId, String resource, long now) {
+    private static void checkPause(PlanBasis target, String entityId, String resource, long now) {
         if (target.pausedUntil > now) {
             throw new ResourcePausedException(entityId, resource, Instant.ofEpochMilli(target.pausedUntil),
                     Duration.ofMillis(target.pausedUntil - now));
@@ -312,11 +312,11 @@ final class RequestPlanner {
      */
     private Resolution target(String entity, String res, Map<String, Long> consume, List<Limit> override, long now,
             LeaseId leaseId, Map<BucketKey, BucketDebit> debits, List<UndebitedParents.Skipped> undebited,
-            Resolved lone) {
+            PlanBasis lone) {
         String entityId = lone != null ? entity : Identifiers.entityId("entityId", entity);
         String resource = lone != null ? res : Identifiers.resource("resource", res);
         Map<String, Long> amounts = lone != null ? consume : validateAmounts(consume);
-        Resolved target = lone != null ? lone : resolved(entityId, resource);
+        PlanBasis target = lone != null ? lone : resolved(entityId, resource);
         checkPause(target, entityId, resource, now);
         Resolution resolution = override == null ? target.resolution
                 : ConfigResolver.resolve(target.snapshot, override);
@@ -328,7 +328,7 @@ final class RequestPlanner {
         }
         merge(debits, own);
         if (resolution.cascades()) {
-            Resolved parent = resolved(resolution.parentId(), resource);
+            PlanBasis parent = resolved(resolution.parentId(), resource);
             Resolution parentResolution = parent.resolution;
             if (!parentResolution.limits().isEmpty()) {
                 merge(debits, debit(resolution.parentId(), resource, parentResolution, amounts, false,

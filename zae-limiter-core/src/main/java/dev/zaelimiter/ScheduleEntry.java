@@ -102,7 +102,7 @@ public final class ScheduleEntry {
             positive(where + " refillAmount", refillAmount);
         }
         if (refillPeriod != null) {
-            Limit.checkPeriod(where + " refillPeriod", refillPeriod, "the refill period");
+            LimitChecks.period(where + " refillPeriod", refillPeriod, "the refill period");
         }
         if ((refillAmount == null) != (refillPeriod == null)) {
             throw new ValidationException(where, cron, "give both a refill amount and a refill period, or neither");

@@ -4,7 +4,7 @@ import dev.zaelimiter.internal.Identifiers;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.store.UsagePeriod;
 import dev.zaelimiter.store.UsageStore;
@@ -54,7 +54,7 @@ final class UsageRecorder implements AutoCloseable {
 
     private final UsageStore store;
     /** The store's in-place decisions, which count their own usage, or {@code null}. */
-    private final LocalBuckets local;
+    private final InPlaceBuckets local;
     private final Clock clock;
     private final String writerId = UUID.randomUUID().toString();
     private final AtomicLong sequence = new AtomicLong();
@@ -169,25 +169,25 @@ final class UsageRecorder implements AutoCloseable {
             this.limitName = limitName;
         }
 
-        void admitted() {
-            ADMITTED.incrementAndGet(this);
+        /** Adds what one decision counts ({@link UsageCounts#ofDecision}). */
+        void add(UsageCounts counts) {
+            addIfAny(CONSUMED, counts.consumedMilli());
+            addIfAny(ADMITTED, counts.admitted());
+            addIfAny(REFUSED, counts.refused());
+            addIfAny(OVERDRAWN, counts.overdrawn());
+            addIfAny(BYPASSED, counts.bypassedMilli());
+            addIfAny(DEGRADED, counts.degradedMilli());
         }
 
-        void refused() {
-            REFUSED.incrementAndGet(this);
-        }
-
-        void overdrawn() {
-            OVERDRAWN.incrementAndGet(this);
+        private void addIfAny(AtomicLongFieldUpdater<Counters> counter, long amount) {
+            if (amount != 0) {
+                counter.addAndGet(this, amount);
+            }
         }
 
         /** Adds {@code milli} to what was consumed, or to what was bypassed when the call was only counted. */
         void spent(boolean countOnly, long milli) {
             (countOnly ? BYPASSED : CONSUMED).addAndGet(this, milli);
-        }
-
-        void degraded(long milli) {
-            DEGRADED.addAndGet(this, milli);
         }
 
         UsageCounts drain() {
@@ -201,7 +201,7 @@ final class UsageRecorder implements AutoCloseable {
      * Records into {@code store}, flushing every {@code interval} in the background ({@link Duration#ZERO}: only when
      * {@link #flush()} or {@link #close()} is called).
      */
-    UsageRecorder(UsageStore store, LocalBuckets local, Clock clock, Duration interval) {
+    UsageRecorder(UsageStore store, InPlaceBuckets local, Clock clock, Duration interval) {
         this.store = store;
         this.local = local;
         this.clock = clock;
@@ -233,13 +233,8 @@ final class UsageRecorder implements AutoCloseable {
                 for (Limit limit : debit.limits()) {
                     Counters counters = counters(slot, limit.name());
                     long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
-                    counters.admitted();
-                    if (amount != 0) {
-                        counters.spent(debit.countOnly(), amount);
-                    }
-                    if (limit.isSoft() && overdrawn(statuses.get(), debit.key(), limit.name())) {
-                        counters.overdrawn();
-                    }
+                    boolean inDebt = limit.isSoft() && overdrawn(statuses.get(), debit.key(), limit.name());
+                    counters.add(UsageCounts.ofDecision(true, amount, debit.countOnly(), inDebt));
                 }
             } finally {
                 slot.exit();
@@ -268,11 +263,8 @@ final class UsageRecorder implements AutoCloseable {
         }
         SlotCounters slot = enter(key, now);
         try {
-            amounts.forEach((name, amount) -> {
-                Counters counters = counters(slot, name);
-                counters.admitted();
-                counters.degraded(amount * Limits.MILLI);
-            });
+            amounts.forEach((name, amount) -> counters(slot, name)
+                    .add(new UsageCounts(0, 1, 0, 0, 0, amount * Limits.MILLI)));   // admitted, not debited
         } finally {
             slot.exit();
         }
@@ -286,7 +278,7 @@ final class UsageRecorder implements AutoCloseable {
             }
             SlotCounters slot = enter(new BucketKey(status.entityId(), status.resource()), now);
             try {
-                counters(slot, status.limitName()).refused();
+                counters(slot, status.limitName()).add(UsageCounts.ofDecision(false, 0, false, false));
             } finally {
                 slot.exit();
             }

@@ -38,8 +38,8 @@ class InPlaceDecisionTest {
 
     @Test
     void theInMemoryStoreDecidesInPlaceAndAStoreThatForwardsDoesNot() {
-        assertThat(new InMemoryStore().localBuckets()).isNotNull();
-        assertThat(new ForwardingStore(new InMemoryStore()).localBuckets()).isNull();
+        assertThat(new InMemoryStore().inPlaceBuckets()).isNotNull();
+        assertThat(new ForwardingStore(new InMemoryStore()).inPlaceBuckets()).isNull();
     }
 
     @Test

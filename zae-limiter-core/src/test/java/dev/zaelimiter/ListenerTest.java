@@ -28,7 +28,7 @@ class ListenerTest {
                 .isInstanceOf(ValidationException.class);
 
         assertThat(decisions).extracting(Decision::outcome).containsExactly(Decision.Outcome.ADMITTED,
-                Decision.Outcome.REJECTED, Decision.Outcome.BYPASSED);
+                Decision.Outcome.REFUSED, Decision.Outcome.BYPASSED);
         assertThat(decisions.get(1).statuses()).singleElement().satisfies(s -> assertThat(s.exceeded()).isTrue());
         assertThat(decisions).allSatisfy(d -> {
             assertThat(d.resource()).isEqualTo("api");

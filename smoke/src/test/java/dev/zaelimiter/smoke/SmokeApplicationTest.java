@@ -116,7 +116,7 @@ class SmokeApplicationTest {
         get("/api/hello", "X-Client", "meter-client");
         get("/api/hello", "X-Client", "meter-client");
 
-        assertThat(count("zae.limiter.decisions?tag=resource:api&tag=outcome:rejected")).isGreaterThanOrEqualTo(1);
+        assertThat(count("zae.limiter.decisions?tag=resource:api&tag=outcome:refused")).isGreaterThanOrEqualTo(1);
         assertThat(count("zae.limiter.decisions?tag=resource:api&tag=outcome:admitted")).isGreaterThanOrEqualTo(2);
         HttpResponse<String> latency = get("/actuator/metrics/zae.limiter.decision.latency");
         assertThat(latency.statusCode()).isEqualTo(200);

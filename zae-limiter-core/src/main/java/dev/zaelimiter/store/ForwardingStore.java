@@ -11,7 +11,7 @@ import java.util.Optional;
  * A store that passes every call to another, for decorators (timing, tracing, fault injection) that change a few
  * calls and keep the rest: extend it, return the decorated store from {@link #delegate()} and override what differs.
  * Every method of {@link LimiterStore} is forwarded, its default methods included ({@link #putPause}, {@link #renew},
- * {@link #usage}, {@link #audit}, {@link #localBuckets} and {@link #close}), so a decorator never falls back to a
+ * {@link #usage}, {@link #audit}, {@link #inPlaceBuckets} and {@link #close}), so a decorator never falls back to a
  * default that would hide what the delegate can do.
  */
 public abstract class ForwardingStore implements LimiterStore {
@@ -127,8 +127,8 @@ public abstract class ForwardingStore implements LimiterStore {
      * to answer {@code null}.
      */
     @Override
-    public LocalBuckets localBuckets() {
-        return delegate().localBuckets();
+    public InPlaceBuckets inPlaceBuckets() {
+        return delegate().inPlaceBuckets();
     }
 
     @Override

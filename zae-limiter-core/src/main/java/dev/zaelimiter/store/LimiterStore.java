@@ -129,7 +129,7 @@ public interface LimiterStore extends AutoCloseable {
      * every decision goes through {@link #tryAcquire}). A store that decorates another and must see every decision
      * (to time it, say) wraps what the delegate answers, or answers {@code null}.
      */
-    default LocalBuckets localBuckets() {
+    default InPlaceBuckets inPlaceBuckets() {
         return null;
     }
 

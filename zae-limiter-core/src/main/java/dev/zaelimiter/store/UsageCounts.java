@@ -21,6 +21,21 @@ public record UsageCounts(long consumedMilli, long admitted, long refused, long 
         this(consumedMilli, admitted, refused, overdrawn, bypassedMilli, 0);
     }
 
+    /** What one refused call counts. */
+    private static final UsageCounts ONE_REFUSED = new UsageCounts(0, 0, 1, 0, 0);
+
+    /**
+     * What one decision on one limit counts, the rule the limiter and the in-memory store both follow: an admitted
+     * call counts once as admitted, its amount as consumed (as bypassed when the call was only counted), and once as
+     * overdrawn when it left a soft limit in debt; a refused call counts once as refused, and nothing else.
+     */
+    public static UsageCounts ofDecision(boolean admitted, long amountMilli, boolean countOnly, boolean inDebt) {
+        if (!admitted) {
+            return ONE_REFUSED;
+        }
+        return new UsageCounts(countOnly ? 0 : amountMilli, 1, 0, inDebt ? 1 : 0, countOnly ? amountMilli : 0);
+    }
+
     public UsageCounts plus(UsageCounts other) {
         return new UsageCounts(consumedMilli + other.consumedMilli, admitted + other.admitted,
                 refused + other.refused, overdrawn + other.overdrawn, bypassedMilli + other.bypassedMilli,

@@ -2,7 +2,7 @@ package dev.zaelimiter.testing;
 
 import dev.zaelimiter.store.AuditStore;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.UsageStore;
 import dev.zaelimiter.store.UsageWrite;
 
@@ -113,7 +113,7 @@ public final class ForwardingStore extends dev.zaelimiter.store.ForwardingStore 
 
     /** None: every decision goes through {@link #tryAcquire}. */
     @Override
-    public LocalBuckets localBuckets() {
+    public InPlaceBuckets inPlaceBuckets() {
         return null;
     }
 }

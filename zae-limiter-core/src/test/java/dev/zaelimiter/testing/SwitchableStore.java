@@ -66,7 +66,7 @@ public final class SwitchableStore extends ForwardingStore {
 
     /** None: every decision goes through {@link #tryAcquire}, where a failure can be set. */
     @Override
-    public dev.zaelimiter.store.LocalBuckets localBuckets() {
+    public dev.zaelimiter.store.InPlaceBuckets inPlaceBuckets() {
         return null;
     }
 

@@ -16,7 +16,7 @@ import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.internal.Limits;
@@ -45,7 +45,7 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  * when next touched, and such buckets are evicted once in a while, which bounds memory to the buckets in use
  * without changing any answer.
  */
-public final class InMemoryStore implements LimiterStore, LocalBuckets {
+public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
 
     private static final long MIN_SWEEP_INTERVAL = 1 << 16;
 
@@ -239,7 +239,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
     /**
      * A bucket that also counts the usage of the decisions made in place on it, in the hour of the latest one (see
-     * {@link LocalBuckets#takeOne}), under the same monitor: counts are moved to {@link #pendingUsage} when the hour,
+     * {@link InPlaceBuckets#takeOne}), under the same monitor: counts are moved to {@link #pendingUsage} when the hour,
      * the limit or the kind of amount (consumed or bypassed) changes, when a count would overflow its {@code int},
      * or when the bucket goes, and are handed over by {@link #drainUsage}. The counters are {@code int}s, and the
      * amount is one counter that holds either kind, so that a million counting buckets stay small; what does not fit
@@ -270,7 +270,8 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
         /**
          * Counts one decision made at {@code now}: admitted or refused, with the amount it consumed (or only
-         * counted, when {@code countOnly}), and whether it left a soft limit in debt.
+         * counted, when {@code countOnly}), and whether it left a soft limit in debt; what {@link
+         * UsageCounts#ofDecision} counts, kept in this cell's compact form.
          */
         void count(BucketKey key, long now, String limitName, boolean admittedCall, long amountMilli,
                 boolean countOnly, boolean inDebt, Queue<PendingUsage> pending) {
@@ -278,7 +279,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             boolean amounted = admittedCall && amountMilli != 0;
             if (hour != (int) hour || amounted && amountMilli > Integer.MAX_VALUE) {
                 pending.add(new PendingUsage(key, limitName, hour * HOUR_MILLIS,        // beyond an int: alone
-                        single(admittedCall, amountMilli, countOnly, inDebt)));
+                        UsageCounts.ofDecision(admittedCall, amountMilli, countOnly, inDebt)));
                 return;
             }
             boolean amountClash = amounted && (countOnly != amountBypassed && this.amountMilli != 0
@@ -308,13 +309,6 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 return refused != Integer.MAX_VALUE;
             }
             return !amountClash && admitted != Integer.MAX_VALUE && (!inDebt || overdrawn != Integer.MAX_VALUE);
-        }
-
-        private static UsageCounts single(boolean admittedCall, long amountMilli, boolean countOnly, boolean inDebt) {
-            if (!admittedCall) {
-                return new UsageCounts(0, 0, 1, 0, 0);
-            }
-            return new UsageCounts(countOnly ? 0 : amountMilli, 1, 0, inDebt ? 1 : 0, countOnly ? amountMilli : 0);
         }
 
         /** The counts not handed over yet, zeroed; {@code null} when there are none. */
@@ -525,7 +519,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     }
 
     @Override
-    public LocalBuckets localBuckets() {
+    public InPlaceBuckets inPlaceBuckets() {
         return this;
     }
 
@@ -535,7 +529,13 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * the general way. Either way the result is what {@link #tryAcquire(List, long)} decides and writes.
      */
     @Override
-    public boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
+    public boolean takeOne(Take take) {
+        return takeOne(take.key(), take.limits(), take.amountMilli(), take.countOnly(), take.now(), take.countUsage(),
+                take.outcome());
+    }
+
+    /** {@link #takeOne(Take)}, its parts read: a separate method so that the take itself is read in a few bytes. */
+    private boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
             boolean countUsage, Outcome outcome) {
         if (countUsage && !countingUsage) {
             countingUsage = true;

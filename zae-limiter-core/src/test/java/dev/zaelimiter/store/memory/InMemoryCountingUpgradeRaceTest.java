@@ -4,7 +4,7 @@ import dev.zaelimiter.Limit;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketState;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Field;
@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class InMemoryCountingUpgradeRaceTest {
 
-    static final LocalBuckets.Outcome IGNORE = new LocalBuckets.Outcome() {
+    static final InPlaceBuckets.Outcome IGNORE = new InPlaceBuckets.Outcome() {
         public void admitted(long b, long at) { }
         public void refused(BucketState s) { }
     };
@@ -47,7 +47,7 @@ class InMemoryCountingUpgradeRaceTest {
             deleter.start();
             while (deleter.getState() != Thread.State.BLOCKED) Thread.onSpinWait();
             // an in-place decision of a limiter with usage history upgrades the cell meanwhile
-            store.takeOne(key, limits, 1000, false, now, true, IGNORE);
+            store.takeOne(new InPlaceBuckets.Take(key, limits, 1000, false, now, true, IGNORE));
         }
         deleter.join();
         BucketState after = store.peek(List.of(new BucketDebit(key, limits, Map.of(), false, false, null, limits)), now)
@@ -80,7 +80,7 @@ class InMemoryCountingUpgradeRaceTest {
             peeker = new Thread(() -> seen[0] = store.peek(List.of(debit), now).get(0).state().balanceMilli("rph"));
             peeker.start();
             while (peeker.getState() != Thread.State.BLOCKED) Thread.onSpinWait();
-            store.takeOne(key, limits, 1000, false, now, true, IGNORE);
+            store.takeOne(new InPlaceBuckets.Take(key, limits, 1000, false, now, true, IGNORE));
         }
         peeker.join();
         assertThat(seen[0]).as("peek must see the bucket as written (4 of 10 left)").isEqualTo(4000);

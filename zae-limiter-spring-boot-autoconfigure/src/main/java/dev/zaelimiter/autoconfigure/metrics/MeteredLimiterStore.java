@@ -208,19 +208,18 @@ public final class MeteredLimiterStore extends ForwardingStore implements Decora
      * arguments in a lambda on every call.
      */
     @Override
-    public dev.zaelimiter.store.LocalBuckets localBuckets() {
-        dev.zaelimiter.store.LocalBuckets local = delegate.localBuckets();
+    public dev.zaelimiter.store.InPlaceBuckets inPlaceBuckets() {
+        dev.zaelimiter.store.InPlaceBuckets local = delegate.inPlaceBuckets();
         if (local == null) {
             return null;
         }
-        return new dev.zaelimiter.store.LocalBuckets() {
+        return new dev.zaelimiter.store.InPlaceBuckets() {
             @Override
-            public boolean takeOne(dev.zaelimiter.store.BucketKey key, List<dev.zaelimiter.Limit> limits,
-                    long amountMilli, boolean countOnly, long now, boolean countUsage, Outcome outcome) {
+            public boolean takeOne(Take take) {
                 long start = System.nanoTime();
                 MeteredLimiterStore.Outcome result = MeteredLimiterStore.Outcome.ERROR;
                 try {
-                    boolean admitted = local.takeOne(key, limits, amountMilli, countOnly, now, countUsage, outcome);
+                    boolean admitted = local.takeOne(take);
                     result = MeteredLimiterStore.Outcome.SUCCESS;
                     return admitted;
                 } catch (StoreUnavailableException e) {

@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * Records every decision of a {@link dev.zaelimiter.RateLimiter} in Micrometer:
  * <ul>
  *   <li>{@value #DECISIONS}, a counter tagged {@code resource}, {@code outcome} ({@code admitted},
- *       {@code rejected}, {@code bypassed}, {@code degraded}) and {@code limit} (the limit that refused the call,
+ *       {@code refused}, {@code bypassed}, {@code degraded}) and {@code limit} (the limit that refused the call,
  *       several sorted and joined with {@code ,}, or {@code none}) and {@code on-unavailable} (the unavailability
  *       policy that applied to the call, {@code block} or {@code allow}: the request's own or the limiter's; a
  *       {@code degraded} outcome is always {@code allow}), plus {@code entity} when asked for;</li>
@@ -115,7 +115,7 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
 
     /** The limits that refused the call, sorted and joined with commas, or {@value #NO_LIMIT}. */
     static String limit(Decision decision) {
-        if (decision.outcome() != Decision.Outcome.REJECTED) {
+        if (decision.outcome() != Decision.Outcome.REFUSED) {
             return NO_LIMIT;
         }
         String refused = decision.statuses().stream()

@@ -1,13 +1,12 @@
 package dev.zaelimiter.autoconfigure.test;
 
-import dev.zaelimiter.Limit;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ForwardingStore;
 import dev.zaelimiter.store.LimiterStore;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.memory.InMemoryStore;
 
 import java.util.List;
@@ -80,16 +79,15 @@ public final class ZaeLimiterTestStore extends ForwardingStore {
      * decide calls the way the application does outside tests.
      */
     @Override
-    public LocalBuckets localBuckets() {
+    public InPlaceBuckets inPlaceBuckets() {
         return local;
     }
 
-    private final LocalBuckets local = new LocalBuckets() {
+    private final InPlaceBuckets local = new InPlaceBuckets() {
         @Override
-        public boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
-                boolean countUsage, Outcome outcome) {
-            buckets.add(key);
-            return delegate.takeOne(key, limits, amountMilli, countOnly, now, countUsage, outcome);
+        public boolean takeOne(Take take) {
+            buckets.add(take.key());
+            return delegate.takeOne(take);
         }
 
         @Override

@@ -12,7 +12,7 @@ import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ForwardingStore;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.BucketState;
-import dev.zaelimiter.store.LocalBuckets;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -84,7 +84,8 @@ class MeteredLimiterStoreTests {
         Set<String> operations = registry.get(MeteredLimiterStore.STORE_LATENCY).timers().stream()
                 .map(t -> t.getId().getTag("operation")).collect(Collectors.toSet());
         Set<String> methods = Arrays.stream(LimiterStore.class.getMethods())
-                .map(Method::getName).filter(name -> !Set.of("close", "usage", "audit", "localBuckets").contains(name))
+                .map(Method::getName)
+                .filter(name -> !Set.of("close", "usage", "audit", "inPlaceBuckets").contains(name))
                 .collect(Collectors.toSet());
         assertThat(operations).isEqualTo(methods);
         assertThat(registry.get(MeteredLimiterStore.STORE_LATENCY).tags("operation", "createEntity",
@@ -95,9 +96,9 @@ class MeteredLimiterStoreTests {
     void passesOnInPlaceDecisionsTimedAsTryAcquire() {
         MeteredLimiterStore store = new MeteredLimiterStore(new InMemoryStore(), () -> registry);
         List<Limit> limits = List.of(Limit.perMinute("rpm", 1));
-        LocalBuckets local = store.localBuckets();
+        InPlaceBuckets local = store.inPlaceBuckets();
         long[] balances = new long[1];
-        LocalBuckets.Outcome outcome = new LocalBuckets.Outcome() {
+        InPlaceBuckets.Outcome outcome = new InPlaceBuckets.Outcome() {
             @Override
             public void admitted(long balanceMilli, long at) {
                 balances[0] = balanceMilli;
@@ -109,13 +110,15 @@ class MeteredLimiterStoreTests {
             }
         };
 
-        assertThat(local.takeOne(new BucketKey("user-1", "api"), limits, 1000, false, 0, false, outcome)).isTrue();
+        assertThat(local.takeOne(new InPlaceBuckets.Take(new BucketKey("user-1", "api"), limits, 1000, false, 0, false,
+                outcome))).isTrue();
         assertThat(balances[0]).isZero();
-        assertThat(local.takeOne(new BucketKey("user-1", "api"), limits, 1000, false, 0, false, outcome)).isFalse();
+        assertThat(local.takeOne(new InPlaceBuckets.Take(new BucketKey("user-1", "api"), limits, 1000, false, 0, false,
+                outcome))).isFalse();
         assertThat(balances[0]).isEqualTo(-1);
 
         assertThat(timer("tryAcquire", "success").count()).isEqualTo(2);
-        assertThat(new MeteredLimiterStore(new SwitchableStore(), () -> registry).localBuckets()).isNull();
+        assertThat(new MeteredLimiterStore(new SwitchableStore(), () -> registry).inPlaceBuckets()).isNull();
     }
 
     @Test

@@ -85,14 +85,14 @@ class ZaeLimiterMetricsTests {
             decide(context, switchable);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(count(registry, "api", "admitted", "none")).isEqualTo(3);
-            assertThat(count(registry, "api", "rejected", "rpm")).isEqualTo(1);
-            assertThat(count(registry, "api", "rejected", "rpm,tpm")).isEqualTo(1);
+            assertThat(count(registry, "api", "refused", "rpm")).isEqualTo(1);
+            assertThat(count(registry, "api", "refused", "rpm,tpm")).isEqualTo(1);
             assertThat(count(registry, "api", "bypassed", "none")).isEqualTo(1);
             assertThat(count(registry, "api", "degraded", "none")).isEqualTo(1);
             assertThat(count(registry, "search", "admitted", "none")).isEqualTo(1);
             assertThat(registry.get(MicrometerRateLimiterListener.DECISIONS).counters())
                     .extracting(c -> c.getId().getTag("outcome"))
-                    .containsOnly("admitted", "rejected", "bypassed", "degraded");
+                    .containsOnly("admitted", "refused", "bypassed", "degraded");
         });
     }
 
@@ -145,7 +145,7 @@ class ZaeLimiterMetricsTests {
                     .tags("entity", "user-1", "resource", "api", "outcome", "admitted").counter().count())
                     .isEqualTo(2);
             assertThat(registry.get(MicrometerRateLimiterListener.DECISIONS)
-                    .tags("entity", "user-2", "outcome", "rejected", "limit", "rpm,tpm").counter().count())
+                    .tags("entity", "user-2", "outcome", "refused", "limit", "rpm,tpm").counter().count())
                     .isEqualTo(1);
             assertThat(tagKeys(registry, MicrometerRateLimiterListener.DECISIONS))
                     .isEqualTo(Set.of("resource", "outcome", "limit", "on-unavailable", "entity"));
@@ -183,7 +183,7 @@ class ZaeLimiterMetricsTests {
             assertThat(admitted.count()).isEqualTo(3);
             assertThat(admitted.totalTime(TimeUnit.NANOSECONDS)).isPositive();
             assertThat(registry.get(MicrometerRateLimiterListener.DECISION_LATENCY)
-                    .tags("resource", "api", "outcome", "rejected").timer().count()).isEqualTo(2);
+                    .tags("resource", "api", "outcome", "refused").timer().count()).isEqualTo(2);
         });
     }
 

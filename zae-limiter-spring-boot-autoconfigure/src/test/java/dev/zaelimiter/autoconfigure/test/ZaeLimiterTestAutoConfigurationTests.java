@@ -49,7 +49,7 @@ class ZaeLimiterTestAutoConfigurationTests {
         runner.run(context -> {
             RateLimiter limiter = context.getBean(RateLimiter.class);
             ZaeLimiterTestSupport support = context.getBean(ZaeLimiterTestSupport.class);
-            assertThat(context.getBean(LimiterStore.class).localBuckets()).isNotNull();
+            assertThat(context.getBean(LimiterStore.class).inPlaceBuckets()).isNotNull();
             limiter.acquire("alice", "api", Map.of("rpm", 1L)).close();
             limiter.acquire("bob", "api", Map.of("rpm", 1L)).close();      // decided in place: same amounts
             assertThat(limiter.available("bob", "api")).containsEntry("rpm", 0L);

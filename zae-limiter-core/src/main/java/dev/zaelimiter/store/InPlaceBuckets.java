@@ -8,25 +8,38 @@ import java.util.List;
  * What a store whose buckets live in this process's heap offers besides {@link LimiterStore#tryAcquire}: the most
  * common decision (one bucket, one plain limit, no per-call override) made in place, without the request and result
  * objects the general call passes, and counted for the usage history in the bucket itself. The limiter uses it when
- * {@link LimiterStore#localBuckets()} answers one; the outcome must be exactly what {@code tryAcquire} of the
+ * {@link LimiterStore#inPlaceBuckets()} answers one; the outcome must be exactly what {@code tryAcquire} of the
  * equivalent {@link BucketDebit} would decide and write.
  */
-public interface LocalBuckets {
+public interface InPlaceBuckets {
 
     /**
-     * Decides a call that takes {@code amountMilli} of the one limit of {@code limits} from the bucket {@code key}:
-     * brings the bucket to {@code now} under {@code limits}, admits the call unless the limit is hard and lacks the
-     * amount ({@code countOnly}: always, and only consumption is counted), and writes the debit when it admits.
-     * Tells {@code outcome} what it saw before returning. With {@code countUsage}, also counts the decision for the
-     * usage history, in the UTC hour of {@code now}, as {@link #drainUsage} hands it over: an admitted call (with its
-     * amount as consumed, or as bypassed when {@code countOnly}; as overdrawn when a soft limit ends in debt), or a
-     * refused one.
+     * Decides {@code take}, a call that takes {@code amountMilli} of the one limit of {@code limits} from the bucket
+     * {@code key}: brings the bucket to {@code now} under {@code limits}, admits the call unless the limit is hard and
+     * lacks the amount ({@code countOnly}: always, and only consumption is counted), and writes the debit when it
+     * admits. Tells the take's {@code outcome} what it saw before returning. With {@code countUsage}, also counts the
+     * decision for the usage history, in the UTC hour of {@code now}, as {@link #drainUsage} hands it over: an
+     * admitted call (with its amount as consumed, or as bypassed when {@code countOnly}; as overdrawn when a soft
+     * limit ends in debt), or a refused one.
      *
-     * @param limits one limit, not a concurrency limit; the bucket is kept under it
      * @return whether the call was admitted
      */
-    boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
-            boolean countUsage, Outcome outcome);
+    boolean takeOne(Take take);
+
+    /**
+     * One call for {@link #takeOne}.
+     *
+     * @param key         the bucket
+     * @param limits      one limit, not a concurrency limit; the bucket is kept under it
+     * @param amountMilli what the call takes, in milli-tokens
+     * @param countOnly   whether the call is only counted, never refused (a bypassed resource)
+     * @param now         the decision's instant, epoch milliseconds
+     * @param countUsage  whether the decision is counted for the usage history
+     * @param outcome     told what the decision saw
+     */
+    record Take(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now, boolean countUsage,
+            Outcome outcome) {
+    }
 
     /**
      * Hands {@code sink} every count that {@link #takeOne} made and did not hand over yet, each once, and forgets
