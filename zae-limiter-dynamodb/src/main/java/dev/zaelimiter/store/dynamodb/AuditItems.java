@@ -8,7 +8,6 @@ import dev.zaelimiter.store.AuditStore;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -98,23 +97,17 @@ final class AuditItems implements AuditStore {
         }
         String boundary = high;
         List<AuditEvent> page = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
         try {
-            do {
-                QueryResponse response = client.query(request.exclusiveStartKey(start).build());
-                for (Map<String, AttributeValue> item : response.items()) {
-                    AuditEvent event = decode(item);
-                    if (AuditQuery.sortKey(event).equals(boundary) || !query.matches(event) || expired(item)) {
-                        continue;
-                    }
-                    if (page.size() == query.pageSize()) {
-                        return new AuditPage(page, AuditQuery.sortKey(page.get(page.size() - 1)));
-                    }
-                    page.add(event);
+            for (Map<String, AttributeValue> item : QueryPages.items(client, request.build())) {
+                AuditEvent event = decode(item);
+                if (AuditQuery.sortKey(event).equals(boundary) || !query.matches(event) || expired(item)) {
+                    continue;
                 }
-                start = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
-                        ? response.lastEvaluatedKey() : null;
-            } while (start != null);
+                if (page.size() == query.pageSize()) {
+                    return new AuditPage(page, AuditQuery.sortKey(page.get(page.size() - 1)));
+                }
+                page.add(event);
+            }
         } catch (SdkException e) {
             throw DynamoDbStore.unavailable(table, "read audit log", e);
         }

@@ -34,7 +34,6 @@ import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.Projection;
 import software.amazon.awssdk.services.dynamodb.model.ProjectionType;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
@@ -446,18 +445,7 @@ public final class DynamoDbStore implements LimiterStore {
     }
 
     private List<Map<String, AttributeValue>> queryAll(QueryRequest request) {
-        return call("query", () -> {
-            List<Map<String, AttributeValue>> items = new ArrayList<>();
-            Map<String, AttributeValue> start = null;
-            do {
-                QueryRequest page = start == null ? request : request.toBuilder().exclusiveStartKey(start).build();
-                QueryResponse response = client.query(page);
-                items.addAll(response.items());
-                start = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
-                        ? response.lastEvaluatedKey() : null;
-            } while (start != null);
-            return items;
-        });
+        return call("query", () -> QueryPages.all(client, request));
     }
 
     private Map<String, AttributeValue> getItem(Map<String, AttributeValue> key) {

@@ -13,7 +13,6 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -173,16 +172,7 @@ final class UsageItems implements UsageStore {
 
     private List<Map<String, AttributeValue>> query(QueryRequest request) {
         try {
-            List<Map<String, AttributeValue>> items = new ArrayList<>();
-            Map<String, AttributeValue> start = null;
-            do {
-                QueryRequest page = start == null ? request : request.toBuilder().exclusiveStartKey(start).build();
-                QueryResponse response = client.query(page);
-                items.addAll(response.items());
-                start = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
-                        ? response.lastEvaluatedKey() : null;
-            } while (start != null);
-            return items;
+            return QueryPages.all(client, request);
         } catch (SdkException e) {
             throw DynamoDbStore.unavailable(table, "read usage history", e);
         }
