@@ -4,6 +4,7 @@ import dev.zaelimiter.AuditEvent;
 import dev.zaelimiter.AuditPage;
 import dev.zaelimiter.AuditQuery;
 import dev.zaelimiter.CorruptStateException;
+import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.AuditStore;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -39,6 +40,17 @@ final class AuditItems implements AuditStore {
     private final Clock clock;
     private final Duration retention;
 
+    /**
+     * Checks the retention of audit events as {@link DynamoDbStore.Builder#auditRetention} documents it.
+     *
+     * @throws ValidationException when under one day
+     */
+    static void checkRetention(Duration retention) {
+        if (retention == null || retention.compareTo(Duration.ofDays(1)) < 0) {
+            throw new ValidationException("auditRetention", retention, "keep audit events at least one day");
+        }
+    }
+
     AuditItems(DeadlineDynamoDbClient client, String table, Keys keys, Clock clock, Duration retention) {
         this.client = client;
         this.table = table;
@@ -65,7 +77,7 @@ final class AuditItems implements AuditStore {
         try {
             client.putItem(b -> b.tableName(table).item(item));
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable(table, "write audit event", e);
+            throw StoreCalls.unavailable(table, "write audit event", e);
         }
     }
 
@@ -109,7 +121,7 @@ final class AuditItems implements AuditStore {
                 page.add(event);
             }
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable(table, "read audit log", e);
+            throw StoreCalls.unavailable(table, "read audit log", e);
         }
         return new AuditPage(page, null);
     }

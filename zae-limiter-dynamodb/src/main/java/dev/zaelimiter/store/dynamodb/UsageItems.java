@@ -54,6 +54,21 @@ final class UsageItems implements UsageStore {
     private final Duration hourRetention;
     private final Duration dayRetention;
 
+    /**
+     * Checks the retention of hour and day items as {@link DynamoDbStore.Builder#usageRetention} documents it.
+     *
+     * @throws ValidationException when either is under one day, or hours are kept longer than days
+     */
+    static void checkRetention(Duration hours, Duration days) {
+        if (hours == null || hours.compareTo(Duration.ofDays(1)) < 0) {
+            throw new ValidationException("usageRetention.hours", hours, "keep hours at least one day");
+        }
+        if (days == null || days.compareTo(hours) < 0) {
+            throw new ValidationException("usageRetention.days", days, "keep days at least as long as hours ("
+                    + hours + ")");
+        }
+    }
+
     UsageItems(DeadlineDynamoDbClient client, String table, Keys keys, Clock clock, Duration hourRetention,
             Duration dayRetention) {
         this.client = client;
@@ -116,9 +131,9 @@ final class UsageItems implements UsageStore {
                 throw new ValidationException("usage period", period.key() + " " + label, "DynamoDB rejects its"
                         + " write: " + e.getMessage());
             }
-            throw DynamoDbStore.unavailable(table, "write usage history", e);
+            throw StoreCalls.unavailable(table, "write usage history", e);
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable(table, "write usage history", e);
+            throw StoreCalls.unavailable(table, "write usage history", e);
         }
     }
 
@@ -174,7 +189,7 @@ final class UsageItems implements UsageStore {
         try {
             return QueryPages.all(client, request);
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable(table, "read usage history", e);
+            throw StoreCalls.unavailable(table, "read usage history", e);
         }
     }
 
