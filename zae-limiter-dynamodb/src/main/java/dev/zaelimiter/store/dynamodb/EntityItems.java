@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The entity records and everything under an entity's partition: creating, reading, replacing and deleting an
@@ -32,14 +33,7 @@ final class EntityItems {
     }
 
     void create(Entity entity) {
-        try {
-            calls.call("create entity", () -> calls.client().putItem(b -> b.tableName(calls.table())
-                    .item(ItemCodec.entityItem(keys, entity))
-                    .conditionExpression("attribute_not_exists(PK)")));
-        } catch (ConditionalCheckFailedException e) {
-            throw new EntityExistsException(entity.id());
-        }
-        config.invalidate(keys.entity(entity.id()));
+        put(entity, "create entity", "attribute_not_exists(PK)", () -> new EntityExistsException(entity.id()));
     }
 
     Optional<Entity> get(String entityId) {
@@ -48,12 +42,17 @@ final class EntityItems {
     }
 
     void update(Entity entity) {
+        put(entity, "update entity", "attribute_exists(PK)", () -> new EntityNotFoundException(entity.id()));
+    }
+
+    /** Writes the entity record if {@code condition} holds, else raises what {@code refused} makes. */
+    private void put(Entity entity, String what, String condition, Supplier<RuntimeException> refused) {
         try {
-            calls.call("update entity", () -> calls.client().putItem(b -> b.tableName(calls.table())
+            calls.call(what, () -> calls.client().putItem(b -> b.tableName(calls.table())
                     .item(ItemCodec.entityItem(keys, entity))
-                    .conditionExpression("attribute_exists(PK)")));
+                    .conditionExpression(condition)));
         } catch (ConditionalCheckFailedException e) {
-            throw new EntityNotFoundException(entity.id());
+            throw refused.get();
         }
         config.invalidate(keys.entity(entity.id()));
     }

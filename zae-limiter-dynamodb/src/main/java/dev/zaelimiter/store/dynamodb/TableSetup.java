@@ -23,12 +23,12 @@ import java.util.regex.Pattern;
 
 /**
  * The store's table itself: its name's rule, whether it exists, and creating it with its index and TTL. What each
- * operation does is documented on {@link DynamoDbStore#tableExists()} and {@link DynamoDbStore#createTableIfMissing()}.
+ * operation does is documented on the store's public {@code tableExists()} and {@code createTableIfMissing()}.
  */
 final class TableSetup {
 
-    /** Logged under the store's name, as before the split, so log configuration keeps applying. */
-    private static final Logger log = LoggerFactory.getLogger(DynamoDbStore.class);
+    /** Logs under the store's class name, as before the split, so log configuration written for it still applies. */
+    private static final Logger log = LoggerFactory.getLogger("dev.zaelimiter.store.dynamodb.DynamoDbStore");
 
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
     private static final Pattern TABLE_ARN =
