@@ -4,11 +4,11 @@ import dev.zaelimiter.AuditEvent;
 import dev.zaelimiter.AuditPage;
 import dev.zaelimiter.AuditQuery;
 import dev.zaelimiter.CorruptStateException;
+import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.AuditStore;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -40,6 +40,17 @@ final class AuditItems implements AuditStore {
     private final Clock clock;
     private final Duration retention;
 
+    /**
+     * Checks the retention of audit events as {@link DynamoDbStore.Builder#auditRetention} documents it.
+     *
+     * @throws ValidationException when under one day
+     */
+    static void checkRetention(Duration retention) {
+        if (retention == null || retention.compareTo(Duration.ofDays(1)) < 0) {
+            throw new ValidationException("auditRetention", retention, "keep audit events at least one day");
+        }
+    }
+
     AuditItems(DeadlineDynamoDbClient client, String table, Keys keys, Clock clock, Duration retention) {
         this.client = client;
         this.table = table;
@@ -66,7 +77,7 @@ final class AuditItems implements AuditStore {
         try {
             client.putItem(b -> b.tableName(table).item(item));
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable(table, "write audit event", e);
+            throw StoreCalls.unavailable(table, "write audit event", e);
         }
     }
 
@@ -98,25 +109,19 @@ final class AuditItems implements AuditStore {
         }
         String boundary = high;
         List<AuditEvent> page = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
         try {
-            do {
-                QueryResponse response = client.query(request.exclusiveStartKey(start).build());
-                for (Map<String, AttributeValue> item : response.items()) {
-                    AuditEvent event = decode(item);
-                    if (AuditQuery.sortKey(event).equals(boundary) || !query.matches(event) || expired(item)) {
-                        continue;
-                    }
-                    if (page.size() == query.pageSize()) {
-                        return new AuditPage(page, AuditQuery.sortKey(page.get(page.size() - 1)));
-                    }
-                    page.add(event);
+            for (Map<String, AttributeValue> item : QueryPages.items(client, request.build())) {
+                AuditEvent event = decode(item);
+                if (AuditQuery.sortKey(event).equals(boundary) || !query.matches(event) || expired(item)) {
+                    continue;
                 }
-                start = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
-                        ? response.lastEvaluatedKey() : null;
-            } while (start != null);
+                if (page.size() == query.pageSize()) {
+                    return new AuditPage(page, AuditQuery.sortKey(page.get(page.size() - 1)));
+                }
+                page.add(event);
+            }
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable(table, "read audit log", e);
+            throw StoreCalls.unavailable(table, "read audit log", e);
         }
         return new AuditPage(page, null);
     }

@@ -62,16 +62,6 @@ final class Holds {
         return ItemCodec.HOLD + limit + "#" + process;
     }
 
-    /** What other calls can take: the capacity less what is held and what the bucket lacks, saturated to a long. */
-    static long available(BigInteger fullAt, BigInteger held, long instant, Limits.Parameters p) {
-        BigInteger deficit = fullAt.subtract(FullAt.grid(instant, p)).max(BigInteger.ZERO);
-        BigInteger available = BigInteger.valueOf(p.capacityMilli()).subtract(held).subtract(deficit);
-        if (available.bitLength() > 63) {
-            return available.signum() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
-        return available.longValue();
-    }
-
     /** The held total of {@code limit} in {@code item}; 0 when none. */
     static long held(Map<String, AttributeValue> item, String limit) {
         AttributeValue held = item == null ? null : item.get(ItemCodec.HELD + limit);
@@ -145,7 +135,7 @@ final class Holds {
 
     /**
      * What others can take of {@code limit} at {@code now} (not before the item's last write). Under the parameters
-     * the item is stored in, that is {@link #available(BigInteger, BigInteger, long, Limits.Parameters)}; under
+     * the item is stored in, that is {@link ItemCodec#available}; under
      * others (a configuration or schedule change since), the whole bucket as it was at the last write is refilled
      * since then at the rate in force, up to the capacity in force, and the held total is taken from it: a lowered
      * capacity binds on held tokens at once.
@@ -160,7 +150,7 @@ final class Holds {
         long at = Math.max(now, written);
         Limits.Parameters p = Limits.parametersAt(limit, at);
         if (p.equals(stored)) {
-            return available(fullAt, held, at, p);
+            return ItemCodec.available(fullAt, held, at, p);
         }
         long whole = BucketMath.refill(FullAt.balance(fullAt, written, stored), p.capacityMilli(),
                 p.refillAmountMilli(), p.refillPeriodMillis(), written, at);

@@ -63,7 +63,7 @@ final class ItemCodec {
     static final String WINDOW = "w_";
     static final String HOLDERS = "h_";
     static final String MARKER = "r_";
-    /** A reserving limit's total held by processes (milli-tokens), see {@link Holds}. */
+    /** A reserving limit's total held by processes (milli-tokens); the holds themselves are {@code k_} attributes. */
     static final String HELD = "u_";
     /** A reserving limit's full-at point plus its held total, kept so that conditions need no arithmetic. */
     static final String HELD_POINT = "s_";
@@ -261,7 +261,7 @@ final class ItemCodec {
                 Limits.Parameters p = parameters(item.get(PARAMETERS + name), attribute);
                 AttributeValue held = item.get(HELD + name);
                 balances.put(name, held == null ? FullAt.balance(bigOf(e.getValue()), at, p)
-                        : Holds.available(bigOf(e.getValue()), bigOf(held), at, p));
+                        : available(bigOf(e.getValue()), bigOf(held), at, p));
             } else if (attribute.startsWith(CONSUMED)) {
                 consumed.put(attribute.substring(2), longOf(e.getValue()));
             } else if (attribute.startsWith(WINDOW)) {
@@ -280,6 +280,20 @@ final class ItemCodec {
                     holders.getOrDefault(e.getKey(), Map.of())));
         }
         return new BucketState(at, states);
+    }
+
+    /**
+     * What other calls can take of a reserving limit stored as full-at point {@code fullAt} with {@code held}
+     * milli-tokens held by processes, at {@code instant}: the capacity less what is held and what the bucket lacks,
+     * saturated to a long.
+     */
+    static long available(BigInteger fullAt, BigInteger held, long instant, Limits.Parameters p) {
+        BigInteger deficit = fullAt.subtract(FullAt.grid(instant, p)).max(BigInteger.ZERO);
+        BigInteger available = BigInteger.valueOf(p.capacityMilli()).subtract(held).subtract(deficit);
+        if (available.bitLength() > 63) {
+            return available.signum() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return available.longValue();
     }
 
     /** The instant of the item's last write. */

@@ -13,7 +13,6 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -54,6 +53,21 @@ final class UsageItems implements UsageStore {
     private final Clock clock;
     private final Duration hourRetention;
     private final Duration dayRetention;
+
+    /**
+     * Checks the retention of hour and day items as {@link DynamoDbStore.Builder#usageRetention} documents it.
+     *
+     * @throws ValidationException when either is under one day, or hours are kept longer than days
+     */
+    static void checkRetention(Duration hours, Duration days) {
+        if (hours == null || hours.compareTo(Duration.ofDays(1)) < 0) {
+            throw new ValidationException("usageRetention.hours", hours, "keep hours at least one day");
+        }
+        if (days == null || days.compareTo(hours) < 0) {
+            throw new ValidationException("usageRetention.days", days, "keep days at least as long as hours ("
+                    + hours + ")");
+        }
+    }
 
     UsageItems(DeadlineDynamoDbClient client, String table, Keys keys, Clock clock, Duration hourRetention,
             Duration dayRetention) {
@@ -117,9 +131,9 @@ final class UsageItems implements UsageStore {
                 throw new ValidationException("usage period", period.key() + " " + label, "DynamoDB rejects its"
                         + " write: " + e.getMessage());
             }
-            throw DynamoDbStore.unavailable(table, "write usage history", e);
+            throw StoreCalls.unavailable(table, "write usage history", e);
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable(table, "write usage history", e);
+            throw StoreCalls.unavailable(table, "write usage history", e);
         }
     }
 
@@ -173,18 +187,9 @@ final class UsageItems implements UsageStore {
 
     private List<Map<String, AttributeValue>> query(QueryRequest request) {
         try {
-            List<Map<String, AttributeValue>> items = new ArrayList<>();
-            Map<String, AttributeValue> start = null;
-            do {
-                QueryRequest page = start == null ? request : request.toBuilder().exclusiveStartKey(start).build();
-                QueryResponse response = client.query(page);
-                items.addAll(response.items());
-                start = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
-                        ? response.lastEvaluatedKey() : null;
-            } while (start != null);
-            return items;
+            return QueryPages.all(client, request);
         } catch (SdkException e) {
-            throw DynamoDbStore.unavailable(table, "read usage history", e);
+            throw StoreCalls.unavailable(table, "read usage history", e);
         }
     }
 

@@ -220,19 +220,18 @@ class DynamoDbRequestCostTest {
     }
 
     @Test
-    void theConfigurationCacheForgetsEntriesThatExpired() throws Exception {
+    void theConfigurationCacheForgetsEntriesThatExpired() {
         for (int i = 0; i < 50; i++) {
             limiter.acquire("user-" + i, "gpt-4", Map.of("rpm", 1L));
         }
-        var field = DynamoDbStore.class.getDeclaredField("cache");
-        field.setAccessible(true);
-        ConfigCache cache = (ConfigCache) field.get(limiter.store());
-        assertThat(cache.size()).isGreaterThanOrEqualTo(100);
+        DynamoDbStore store = (DynamoDbStore) limiter.store();
+        assertThat(store.configCacheSizeForTest()).isGreaterThanOrEqualTo(100);
         clock.advance(Duration.ofMinutes(2));
         for (int i = 0; i < 4096; i++) {
             limiter.available("user-0", "gpt-4");
         }
-        assertThat(cache.size()).as("only user-0's levels and the shared ones").isLessThanOrEqualTo(5);
+        assertThat(store.configCacheSizeForTest()).as("only user-0's levels and the shared ones")
+                .isLessThanOrEqualTo(5);
     }
 
     private static String namespaceOf(RateLimiter limiter) {
