@@ -5,7 +5,7 @@ import dev.zaelimiter.AuditPage;
 import dev.zaelimiter.AuditQuery;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
-import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.Names;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiterAdmin;
 import dev.zaelimiter.ScheduleEntry;
@@ -83,13 +83,13 @@ public final class LimitDeclarations {
         List<LevelDeclaration> resources = new ArrayList<>();
         properties.getResources().forEach((name, resource) -> {
             String path = PREFIX + ".resources." + name;
-            check(path, () -> Identifiers.resource("resource", name));
+            check(path, () -> Names.resource("resource", name));
             resources.add(level(path, name, resource));
         });
         List<EntityLevels> entities = new ArrayList<>();
         properties.getEntities().forEach((id, declaration) -> {
             String path = PREFIX + ".entities." + id;
-            check(path, () -> Identifiers.entityId("entity id", id));
+            check(path, () -> Names.entityId("entity id", id));
             Entity entity = check(path, () -> new Entity(id, declaration.getName(), declaration.getParent(),
                     declaration.isCascade()));
             if (entity.parentId() != null) {
@@ -103,7 +103,7 @@ public final class LimitDeclarations {
             List<LevelDeclaration> levels = new ArrayList<>();
             declaration.getResources().forEach((resource, level) -> {
                 String levelPath = path + ".resources." + resource;
-                check(levelPath, () -> Identifiers.resourceOrDefault("resource", resource));
+                check(levelPath, () -> Names.resourceOrDefault("resource", resource));
                 levels.add(level(levelPath, resource, level));
             });
             entities.add(new EntityLevels(entity, declaration.getDisabled(), levels));
@@ -510,7 +510,7 @@ public final class LimitDeclarations {
             Entity entity = declared.entity();
             settings.add(new Setting(entity.id(), null, RECORD, entity));
             if (declared.disabled() != null) {
-                settings.add(new Setting(entity.id(), Identifiers.DEFAULT_RESOURCE, DISABLED, declared.disabled()));
+                settings.add(new Setting(entity.id(), Names.DEFAULT_RESOURCE, DISABLED, declared.disabled()));
             }
             for (LevelDeclaration level : declared.resources()) {
                 addLevel(settings, entity.id(), level);
@@ -612,7 +612,7 @@ public final class LimitDeclarations {
         java.util.Set<String> resourceNames = new java.util.TreeSet<>();
         resources.forEach(r -> resourceNames.add(r.resource()));
         entities.forEach(e -> e.resources().forEach(l -> resourceNames.add(l.resource())));
-        resourceNames.remove(Identifiers.DEFAULT_RESOURCE);
+        resourceNames.remove(Names.DEFAULT_RESOURCE);
         List<String> warnings = new ArrayList<>();
         for (EntityLevels declaredEntity : entities) {
             Entity entity = declaredEntity.entity();
@@ -622,11 +622,11 @@ public final class LimitDeclarations {
             for (String resource : resourceNames) {
                 Boolean policy = firstNonNull(
                         value(admin, declared, entity.id(), resource, CASCADE),
-                        value(admin, declared, entity.id(), Identifiers.DEFAULT_RESOURCE, CASCADE),
+                        value(admin, declared, entity.id(), Names.DEFAULT_RESOURCE, CASCADE),
                         value(admin, declared, null, resource, CASCADE));
                 boolean cascades = policy != null ? policy : entity.cascade();
                 if (cascades && value(admin, declared, entity.parentId(), resource, LIMITS) == null
-                        && value(admin, declared, entity.parentId(), Identifiers.DEFAULT_RESOURCE, LIMITS) == null
+                        && value(admin, declared, entity.parentId(), Names.DEFAULT_RESOURCE, LIMITS) == null
                         && value(admin, declared, null, resource, LIMITS) == null
                         && value(admin, declared, null, null, LIMITS) == null) {
                     warnings.add("entity " + entity.id() + " cascades to " + entity.parentId() + " on " + resource

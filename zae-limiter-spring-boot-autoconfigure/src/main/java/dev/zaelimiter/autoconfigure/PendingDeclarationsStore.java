@@ -3,7 +3,7 @@ package dev.zaelimiter.autoconfigure;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
-import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.Names;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.AuditStore;
 import dev.zaelimiter.store.BucketDebit;
@@ -72,7 +72,7 @@ final class PendingDeclarationsStore implements LimiterStore, DecoratingProxy {
                 entityDefault = entityDefault.withDisabled(declared.disabled());
             }
             for (LimitDeclarations.LevelDeclaration level : declared.resources()) {
-                if (level.resource().equals(Identifiers.DEFAULT_RESOURCE)) {
+                if (level.resource().equals(Names.DEFAULT_RESOURCE)) {
                     entityDefault = over(entityDefault, level);
                 }
                 if (level.resource().equals(resource)) {
