@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -241,47 +242,27 @@ public final class LimitDeclarations {
         return d.isSoft() ? limit.soft() : limit;
     }
 
-    private interface Check<T> {
-        T get();
-    }
-
     /**
      * Runs a check whose {@link ValidationException} names a field of the limit ({@code limit rpm capacity}) or of a
      * schedule entry; the property reported ends at that field: {@code path.capacity}, {@code cronPath.cron}.
      */
-    private static <T> T checkFields(String path, String cronPath, LimitDeclaration d, Check<T> check) {
-        try {
-            return check.get();
-        } catch (ValidationException e) {
-            String field = e.field();
-            String property;
-            if (field.endsWith("cron") || field.endsWith("reset schedule")) {
-                property = cronPath + ".cron";
-            } else if (field.endsWith(" scale")) {
-                property = path + ".scale";
-            } else if (field.endsWith(" capacity")) {
-                property = path + (d != null && d.getBurst() != null ? ".burst" : ".capacity");
-            } else if (field.endsWith(" refillAmount")) {
-                property = path + (d == null || d.getRefillAmount() != null ? ".refill-amount" : ".capacity");
-            } else if (field.endsWith(" refillPeriod")) {
-                property = path + ".refill-period";
-            } else if (field.endsWith(" resetAfter")) {
-                property = path + ".reset-after";
-            } else if (d == null && e.getMessage().contains("not both")) {
-                property = path + ".scale";
-            } else {
-                property = path;
-            }
-            throw new InvalidDeclarationException(property, e.getMessage());
-        }
+    private static <T> T checkFields(String path, String cronPath, LimitDeclaration d, Supplier<T> check) {
+        return InvalidDeclarationException.check(e -> {
+            String field = e.field().substring(e.field().lastIndexOf(' ') + 1);
+            return switch (field) {
+                case "cron", "schedule" -> cronPath + ".cron";
+                case "capacity" -> path + (d != null && d.getBurst() != null ? ".burst" : ".capacity");
+                case "refillAmount" -> path + (d == null || d.getRefillAmount() != null ? ".refill-amount"
+                        : ".capacity");
+                case "scale", "refillPeriod", "resetAfter" -> InvalidDeclarationException.property(path, field);
+                // the one entry rule whose value is the scale: a scale beside absolute values
+                default -> d == null && e.value() instanceof Double ? path + ".scale" : path;
+            };
+        }, check);
     }
 
-    private static <T> T check(String path, Check<T> check) {
-        try {
-            return check.get();
-        } catch (ValidationException e) {
-            throw new InvalidDeclarationException(path, e.getMessage());
-        }
+    private static <T> T check(String path, Supplier<T> check) {
+        return InvalidDeclarationException.check(path, check);
     }
 
     /**
