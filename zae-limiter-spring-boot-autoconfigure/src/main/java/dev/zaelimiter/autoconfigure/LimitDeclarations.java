@@ -10,6 +10,8 @@ import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiterAdmin;
 import dev.zaelimiter.ScheduleEntry;
 import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.store.ConfigSnapshot;
+import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.autoconfigure.ZaeLimiterProperties.EntityDeclaration;
 import dev.zaelimiter.autoconfigure.ZaeLimiterProperties.LimitDeclaration;
 import dev.zaelimiter.autoconfigure.ZaeLimiterProperties.ResetDeclaration;
@@ -601,12 +603,11 @@ public final class LimitDeclarations {
                 continue;
             }
             for (String resource : resourceNames) {
-                Boolean policy = firstNonNull(
-                        value(admin, declared, entity.id(), resource, CASCADE),
-                        value(admin, declared, entity.id(), Names.DEFAULT_RESOURCE, CASCADE),
-                        value(admin, declared, null, resource, CASCADE));
-                boolean cascades = policy != null ? policy : entity.cascade();
-                if (cascades && value(admin, declared, entity.parentId(), resource, LIMITS) == null
+                ConfigSnapshot cascade = new ConfigSnapshot(entity,
+                        cascadeLevel(value(admin, declared, entity.id(), resource, CASCADE)),
+                        cascadeLevel(value(admin, declared, entity.id(), Names.DEFAULT_RESOURCE, CASCADE)),
+                        cascadeLevel(value(admin, declared, null, resource, CASCADE)), LevelConfig.EMPTY);
+                if (cascade.cascadeParent() != null && value(admin, declared, entity.parentId(), resource, LIMITS) == null
                         && value(admin, declared, entity.parentId(), Names.DEFAULT_RESOURCE, LIMITS) == null
                         && value(admin, declared, null, resource, LIMITS) == null
                         && value(admin, declared, null, null, LIMITS) == null) {
@@ -626,14 +627,8 @@ public final class LimitDeclarations {
         return (T) (setting != null ? setting.declared() : new Setting(entityId, resource, field, null).current(admin));
     }
 
-    @SafeVarargs
-    private static <T> T firstNonNull(T... values) {
-        for (T value : values) {
-            if (value != null) {
-                return value;
-            }
-        }
-        return null;
+    private static LevelConfig cascadeLevel(Boolean cascade) {
+        return new LevelConfig(null, null, cascade);
     }
 
     private static Object emptyToNull(List<Limit> limits) {
