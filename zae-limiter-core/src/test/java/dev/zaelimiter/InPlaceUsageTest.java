@@ -70,16 +70,16 @@ class InPlaceUsageTest {
         limiter.acquire("user-3", "api", ONE).close();
         limiter.admin().createEntity("user-3");
 
-        clock.advance(Duration.ofSeconds(10));                           // every bucket full again
+        clock.advance(Duration.ofHours(1).plusSeconds(2));               // every bucket's life ended
         assertThat(store.evictIdle(clock.millis())).isEqualTo(3);
         limiter.acquire("user-2", "api", ONE).close();
         limiter.admin().resetBucket("user-2", "api");
         limiter.acquire("user-3", "api", ONE).close();
         limiter.admin().deleteEntity("user-3");
 
-        assertThat(hours("user-1")).extracting(Usage::admitted).containsExactly(1L);
-        assertThat(hours("user-2")).extracting(Usage::admitted).containsExactly(2L);
-        assertThat(hours("user-3")).extracting(Usage::admitted).containsExactly(2L);
+        assertThat(days("user-1")).extracting(Usage::admitted).containsExactly(1L);
+        assertThat(days("user-2")).extracting(Usage::admitted).containsExactly(2L);
+        assertThat(days("user-3")).extracting(Usage::admitted).containsExactly(2L);
     }
 
     @Test

@@ -47,6 +47,25 @@ class SmokeApplicationTest {
         assertThat(SpringBootVersion.getVersion()).isEqualTo(System.getProperty("expected.boot.version"));
     }
 
+    /** The plain starter keeps the limits in memory and brings neither the AWS SDK nor Spring Cloud AWS. */
+    @Test
+    void anInMemoryApplicationCarriesNoAwsSdk() {
+        assertThat(List.of("software.amazon.awssdk.core.SdkBytes",
+                "software.amazon.awssdk.services.dynamodb.DynamoDbClient",
+                "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration",
+                "dev.zaelimiter.store.dynamodb.DynamoDbStore"))
+                .noneMatch(SmokeApplicationTest::onTheClassPath);
+    }
+
+    private static boolean onTheClassPath(String className) {
+        try {
+            Class.forName(className, false, SmokeApplication.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
     @Test
     void theFilterRuleAnswers429WithRetryAfterRateLimitHeadersAndAProblem() throws Exception {
         for (int i = 0; i < 2; i++) {

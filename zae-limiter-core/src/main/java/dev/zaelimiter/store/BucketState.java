@@ -86,7 +86,8 @@ public sealed class BucketState permits BucketState.Refilled {
      * a dripping limit refills, a calendar quota whose reset edge passed since the last refill starts over full
      * (once, however many edges passed), a session quota whose session ended starts over full. A limit the bucket
      * lacks starts full, a limit that {@code limits} no longer has is dropped, a balance above the capacity in
-     * force is clipped. A {@code now} earlier than {@link #lastRefillMillis()} refills and resets nothing and keeps
+     * force is clipped. A changed limit keeps its balance, whatever changed (capacity, rate, schedule, kind, soft or
+     * hard), except that a session quota outside a session is always full. A {@code now} earlier than {@link #lastRefillMillis()} refills and resets nothing and keeps
      * the later instant. The refill of the whole time since {@link #lastRefillMillis()} is at the rate in force at
      * {@code now}. The result remembers this state as the one it was refilled from.
      */
@@ -132,6 +133,10 @@ public sealed class BucketState permits BucketState.Refilled {
         } else if (now > lastRefillMillis && Limits.nextResetAfter(limit, lastRefillMillis) <= now) {
             next = new LimitState(p.capacityMilli(), old.consumedMilli());
         } else if (old.inWindow() && now >= sessionEnd(limit, old)) {
+            next = new LimitState(p.capacityMilli(), old.consumedMilli());
+        } else if (!old.inWindow() && limit.resetAfter().isPresent() && old.balanceMilli() != p.capacityMilli()) {
+            // a session quota outside a session is full: a balance kept from a limit of another kind, or from
+            // before a capacity change, belongs to no session that could ever end and give it back
             next = new LimitState(p.capacityMilli(), old.consumedMilli());
         } else if (old.balanceMilli() > p.capacityMilli()) {
             next = new LimitState(p.capacityMilli(), old.consumedMilli(), old.windowStartMillis());

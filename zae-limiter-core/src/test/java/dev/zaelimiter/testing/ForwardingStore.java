@@ -1,29 +1,19 @@
 package dev.zaelimiter.testing;
 
-import dev.zaelimiter.DisabledMode;
-import dev.zaelimiter.Entity;
-import dev.zaelimiter.Limit;
-import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.AuditStore;
-import dev.zaelimiter.store.BucketDebit;
-import dev.zaelimiter.store.BucketKey;
-import dev.zaelimiter.store.BucketSnapshot;
-import dev.zaelimiter.store.ConfigScope;
-import dev.zaelimiter.store.ConfigSnapshot;
-import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.LocalBuckets;
 import dev.zaelimiter.store.UsageStore;
 import dev.zaelimiter.store.UsageWrite;
 
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A store that passes every call to another, except that it can deliver usage writes twice, as a network that
- * repeats a request (or a client that retries one whose answer was lost) would.
+ * repeats a request (or a client that retries one whose answer was lost) would, and fail those of one entity.
  */
-public final class ForwardingStore implements LimiterStore {
+public final class ForwardingStore extends dev.zaelimiter.store.ForwardingStore {
 
     private final LimiterStore delegate;
     private final AtomicInteger duplicates = new AtomicInteger();
@@ -117,92 +107,13 @@ public final class ForwardingStore implements LimiterStore {
     }
 
     @Override
-    public ConfigSnapshot loadConfig(String entityId, String resource) {
-        return delegate.loadConfig(entityId, resource);
+    protected LimiterStore delegate() {
+        return delegate;
     }
 
+    /** None: every decision goes through {@link #tryAcquire}. */
     @Override
-    public LevelConfig getLevel(ConfigScope scope) {
-        return delegate.getLevel(scope);
-    }
-
-    @Override
-    public void putLimits(ConfigScope scope, List<Limit> limits) {
-        delegate.putLimits(scope, limits);
-    }
-
-    @Override
-    public void putDisabled(ConfigScope scope, DisabledMode mode) {
-        delegate.putDisabled(scope, mode);
-    }
-
-    @Override
-    public void putCascade(ConfigScope scope, Boolean cascade) {
-        delegate.putCascade(scope, cascade);
-    }
-
-    @Override
-    public void putPause(ConfigScope scope, Long until) {
-        delegate.putPause(scope, until);
-    }
-
-    @Override
-    public void createEntity(Entity entity) {
-        delegate.createEntity(entity);
-    }
-
-    @Override
-    public Optional<Entity> getEntity(String entityId) {
-        return delegate.getEntity(entityId);
-    }
-
-    @Override
-    public void updateEntity(Entity entity) {
-        delegate.updateEntity(entity);
-    }
-
-    @Override
-    public boolean deleteEntity(String entityId) {
-        return delegate.deleteEntity(entityId);
-    }
-
-    @Override
-    public List<ConfigScope> entityScopes(String entityId) {
-        return delegate.entityScopes(entityId);
-    }
-
-    @Override
-    public List<Entity> children(String parentId) {
-        return delegate.children(parentId);
-    }
-
-    @Override
-    public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
-        return delegate.tryAcquire(debits, now);
-    }
-
-    @Override
-    public void apply(List<BucketDebit> debits, long now) {
-        delegate.apply(debits, now);
-    }
-
-    @Override
-    public boolean renew(List<BucketDebit> debits, long now) {
-        return delegate.renew(debits, now);
-    }
-
-    @Override
-    public void deleteBucket(BucketKey key) {
-        delegate.deleteBucket(key);
-    }
-
-    @Override
-    public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
-        return delegate.peek(debits, now);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+    public LocalBuckets localBuckets() {
+        return null;
     }
 }

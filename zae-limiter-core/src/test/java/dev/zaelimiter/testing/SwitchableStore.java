@@ -1,28 +1,19 @@
 package dev.zaelimiter.testing;
 
-import dev.zaelimiter.DisabledMode;
-import dev.zaelimiter.Entity;
-import dev.zaelimiter.Limit;
 import dev.zaelimiter.StoreUnavailableException;
-import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
-import dev.zaelimiter.store.BucketKey;
-import dev.zaelimiter.store.BucketSnapshot;
-import dev.zaelimiter.store.ConfigScope;
-import dev.zaelimiter.store.ConfigSnapshot;
-import dev.zaelimiter.store.LevelConfig;
+import dev.zaelimiter.store.ForwardingStore;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 
 import java.util.List;
-import java.util.Optional;
 
 /**
  * An in-memory store that tests can break: while {@linkplain #down() down} (or {@linkplain #failWith failing} with
  * another exception) every call but {@link #close()} raises, as a DynamoDB store does when the service cannot be
  * reached; {@link #downForAdjustments()} breaks only adjustments and rollbacks.
  */
-public final class SwitchableStore implements LimiterStore {
+public final class SwitchableStore extends ForwardingStore {
 
     private final InMemoryStore delegate = new InMemoryStore();
     private volatile RuntimeException failure;
@@ -56,82 +47,11 @@ public final class SwitchableStore implements LimiterStore {
         }
     }
 
+    /** The in-memory store, once no failure is set. */
     @Override
-    public ConfigSnapshot loadConfig(String entityId, String resource) {
+    protected LimiterStore delegate() {
         check();
-        return delegate.loadConfig(entityId, resource);
-    }
-
-    @Override
-    public LevelConfig getLevel(ConfigScope scope) {
-        check();
-        return delegate.getLevel(scope);
-    }
-
-    @Override
-    public void putLimits(ConfigScope scope, List<Limit> limits) {
-        check();
-        delegate.putLimits(scope, limits);
-    }
-
-    @Override
-    public void putDisabled(ConfigScope scope, DisabledMode mode) {
-        check();
-        delegate.putDisabled(scope, mode);
-    }
-
-    @Override
-    public void putCascade(ConfigScope scope, Boolean cascade) {
-        check();
-        delegate.putCascade(scope, cascade);
-    }
-
-    @Override
-    public void putPause(ConfigScope scope, Long until) {
-        check();
-        delegate.putPause(scope, until);
-    }
-
-    @Override
-    public void createEntity(Entity entity) {
-        check();
-        delegate.createEntity(entity);
-    }
-
-    @Override
-    public Optional<Entity> getEntity(String entityId) {
-        check();
-        return delegate.getEntity(entityId);
-    }
-
-    @Override
-    public void updateEntity(Entity entity) {
-        check();
-        delegate.updateEntity(entity);
-    }
-
-    @Override
-    public boolean deleteEntity(String entityId) {
-        check();
-        return delegate.deleteEntity(entityId);
-    }
-
-    @Override
-    public List<ConfigScope> entityScopes(String entityId) {
-        check();
-        return delegate.entityScopes(entityId);
-    }
-
-    @Override
-    public List<Entity> children(String parentId) {
-        check();
-        return delegate.children(parentId);
-    }
-
-    @Override
-    public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
-        check();
-        return delegate.tryAcquire(debits, now);
+        return delegate;
     }
 
     @Override
@@ -144,22 +64,10 @@ public final class SwitchableStore implements LimiterStore {
         delegate.apply(debits, now);
     }
 
+    /** None: every decision goes through {@link #tryAcquire}, where a failure can be set. */
     @Override
-    public boolean renew(List<BucketDebit> debits, long now) {
-        check();
-        return delegate.renew(debits, now);
-    }
-
-    @Override
-    public void deleteBucket(BucketKey key) {
-        check();
-        delegate.deleteBucket(key);
-    }
-
-    @Override
-    public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
-        check();
-        return delegate.peek(debits, now);
+    public dev.zaelimiter.store.LocalBuckets localBuckets() {
+        return null;
     }
 
     @Override

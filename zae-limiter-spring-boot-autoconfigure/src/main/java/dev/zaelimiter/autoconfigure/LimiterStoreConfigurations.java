@@ -3,6 +3,7 @@ package dev.zaelimiter.autoconfigure;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.dynamodb.CascadeWrite;
 import dev.zaelimiter.store.dynamodb.DynamoDbStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import org.slf4j.Logger;
@@ -19,6 +20,7 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.ClassUtils;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -34,7 +36,7 @@ final class LimiterStoreConfigurations {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(DynamoDbClient.class)
+    @ConditionalOnClass({DynamoDbClient.class, DynamoDbStore.class})
     @ConditionalOnBean(DynamoDbClient.class)
     @ConditionalOnMissingBean(LimiterStore.class)
     @Conditional(DynamoDbChosen.class)
@@ -61,7 +63,7 @@ final class LimiterStoreConfigurations {
                         .namespace(properties.getNamespace())
                         .clock(clock.getIfUnique(Clock::systemUTC))
                         .stampTtl(properties.getStampTtl())
-                        .cascadeWrite(dynamodb.getCascadeWrite())
+                        .cascadeWrite(CascadeWrite.valueOf(dynamodb.getCascadeWrite().name()))
                         .usageRetention(properties.getUsage().getHourRetention(),
                                 properties.getUsage().getDayRetention())
                         .auditRetention(properties.getAudit().getRetention())
@@ -135,16 +137,28 @@ final class LimiterStoreConfigurations {
     static class InMemory {
 
         @Bean
-        InMemoryStore limiterStore(ZaeLimiterProperties properties, Environment environment) {
+        InMemoryStore limiterStore(ZaeLimiterProperties properties, Environment environment,
+                ResourceLoader resourceLoader) {
+            boolean module = dynamoDbModulePresent(resourceLoader.getClassLoader());
             if (properties.getStore() == ZaeLimiterProperties.StoreType.DYNAMODB) {
-                throw noDynamoDbClient(environment);
+                throw module ? noDynamoDbClient(environment) : noDynamoDbModule();
             }
             String why = properties.getStore() != ZaeLimiterProperties.StoreType.AUTO ? " (zae.limiter.store is memory)"
                     : properties.getDynamodb().getTable() == null ? " (zae.limiter.store is auto and no"
-                    + " zae.limiter.dynamodb.table is set)" : " (zae.limiter.store is auto and zae.limiter.dynamodb.table"
+                    + " zae.limiter.dynamodb.table is set)" : !module ? " (zae.limiter.store is auto and"
+                    + " zae.limiter.dynamodb.table is set, but " + DYNAMODB_MODULE + " is not on the class path)"
+                    : " (zae.limiter.store is auto and zae.limiter.dynamodb.table"
                     + " is set, but the application has no DynamoDbClient bean)";
             log.info("zae-limiter uses the in-memory store{}; limits and buckets live in this process only", why);
             return new InMemoryStore();
+        }
+
+        /** store=dynamodb without the DynamoDB store's module: names the dependency to add. */
+        private static InvalidDeclarationException noDynamoDbModule() {
+            return new InvalidDeclarationException("zae.limiter.store", "is 'dynamodb' but the DynamoDB store is not on"
+                    + " the class path", "Add the dependency " + DYNAMODB_MODULE + " (and"
+                    + " io.awspring.cloud:spring-cloud-aws-starter-dynamodb for its DynamoDbClient, or define a"
+                    + " DynamoDbClient bean), or write zae.limiter.store=memory to use the in-memory store.");
         }
 
         /** store=dynamodb without a DynamoDbClient bean: says why there is none and what to write. */
@@ -153,8 +167,8 @@ final class LimiterStoreConfigurations {
             if (!ClassUtils.isPresent(SPRING_CLOUD_AWS_DYNAMODB, LimiterStoreConfigurations.class.getClassLoader())) {
                 return new InvalidDeclarationException("zae.limiter.store", "is 'dynamodb' but the application has"
                         + " no DynamoDbClient bean, and Spring Cloud AWS's DynamoDB auto-configuration is not on the"
-                        + " class path", "Add the dependency io.awspring.cloud:spring-cloud-aws-starter-dynamodb"
-                        + " (zae-limiter-spring-boot-starter brings it), or define a DynamoDbClient bean, or write"
+                        + " class path", "Add the dependency io.awspring.cloud:spring-cloud-aws-starter-dynamodb,"
+                        + " or define a DynamoDbClient bean, or write"
                         + " zae.limiter.store=memory to use the in-memory store.");
             }
             if (!binder.bind(DYNAMODB_ENABLED, Boolean.class).orElse(true)) {
@@ -169,6 +183,18 @@ final class LimiterStoreConfigurations {
                     + " spring.cloud.aws.dynamodb.enabled=false), or write zae.limiter.store=memory to use the"
                     + " in-memory store.");
         }
+    }
+
+    /** The module that holds the DynamoDB store, as a dependency to add. */
+    static final String DYNAMODB_MODULE = "dev.zaelimiter:zae-limiter-dynamodb";
+
+    /** The DynamoDB store's entry point, present when {@link #DYNAMODB_MODULE} is on the class path. */
+    static final String DYNAMODB_STORE = "dev.zaelimiter.store.dynamodb.DynamoDbStore";
+
+    /** Whether the DynamoDB store and the AWS SDK client it needs are both on the application's class path. */
+    static boolean dynamoDbModulePresent(ClassLoader loader) {
+        return ClassUtils.isPresent(DYNAMODB_STORE, loader)
+                && ClassUtils.isPresent("software.amazon.awssdk.services.dynamodb.DynamoDbClient", loader);
     }
 
     /** Spring Cloud AWS's DynamoDB auto-configuration. */

@@ -2,7 +2,6 @@ package dev.zaelimiter.autoconfigure;
 
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Unavailable;
-import dev.zaelimiter.store.dynamodb.CascadeWrite;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -163,6 +162,17 @@ public class ZaeLimiterProperties {
 
         public void setCascadeWrite(CascadeWrite cascadeWrite) {
             this.cascadeWrite = cascadeWrite;
+        }
+
+        /**
+         * The DynamoDB store's cascade write modes, by the same names, so that these properties bind without the
+         * DynamoDB store on the class path.
+         */
+        public enum CascadeWrite {
+            /** Two parallel writes, the child's refunded when the parent's is refused. */
+            COMPENSATING,
+            /** Both writes in one DynamoDB transaction. */
+            TRANSACTIONAL
         }
     }
 

@@ -119,6 +119,31 @@ class ZaeLimiterAutoConfigurationTests {
     }
 
     @Test
+    void withoutTheDynamoDbModuleAutoWithATableStaysInMemory() {
+        runner.withClassLoader(new FilteredClassLoader(DynamoDbStore.class))
+                .withBean(DynamoDbClient.class, () -> Dynalite.get().client())
+                .withPropertyValues("zae.limiter.dynamodb.table=t")
+                .run(context -> assertThat(context).hasSingleBean(InMemoryStore.class)
+                        .doesNotHaveBean(DynamoDbStore.class));
+    }
+
+    @Test
+    void explicitDynamoDbWithoutTheDynamoDbModuleFailsStartupNamingTheDependency() {
+        runner.withClassLoader(new FilteredClassLoader(DynamoDbStore.class))
+                .withBean(DynamoDbClient.class, () -> Dynalite.get().client())
+                .withPropertyValues("zae.limiter.store=dynamodb", "zae.limiter.dynamodb.table=t")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .isInstanceOf(InvalidDeclarationException.class)
+                            .hasMessageContaining("zae.limiter.store")
+                            .hasMessageContaining("the DynamoDB store is not on the class path")
+                            .satisfies(e -> assertThat(((InvalidDeclarationException) e).action())
+                                    .contains("Add the dependency dev.zaelimiter:zae-limiter-dynamodb"));
+                });
+    }
+
+    @Test
     void withoutTheAwsSdkTheMemoryStoreIsUsed() {
         runner.withClassLoader(new FilteredClassLoader(DynamoDbClient.class))
                 .withPropertyValues("zae.limiter.dynamodb.table=t")

@@ -5,6 +5,7 @@ import dev.zaelimiter.Entity;
 import dev.zaelimiter.EntityExistsException;
 import dev.zaelimiter.EntityNotFoundException;
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.store.BucketLife;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
@@ -39,9 +40,10 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
 
 /**
  * A {@link LimiterStore} in the heap of one process. Each bucket has its own monitor, so calls on different buckets
- * never wait for each other; a call that spans two buckets (a cascade) locks them in key order. Buckets that are
- * full are indistinguishable from new ones, so they are evicted once in a while, which bounds memory to the buckets
- * in use.
+ * never wait for each other; a call that spans two buckets (a cascade) locks them in key order. A bucket whose life
+ * ended ({@link BucketLife}: full at or after its horizon) is new, as it is in the DynamoDB store: it is forgotten
+ * when next touched, and such buckets are evicted once in a while, which bounds memory to the buckets in use
+ * without changing any answer.
  */
 public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
@@ -172,6 +174,30 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             this.windowStartMillis = other.windowStartMillis;
             this.states = other.states;
             this.limits = other.limits;
+        }
+
+        /**
+         * Forgets the bucket's state when its life ended by {@code now} under {@code limits} ({@link BucketLife}):
+         * it is then new, its consumption counters restarting, as the DynamoDB store reads an item past its horizon.
+         */
+        void endIfOver(List<Limit> limits, long now) {
+            if (states != null && ended(limits, now)) {
+                states = null;
+            }
+        }
+
+        /**
+         * Whether the written bucket's life ended by {@code now} under {@code limits}: its horizon, from its last
+         * write and the limits it was written under (what the DynamoDB store writes into the item), has come and it
+         * is full. No horizon is less than {@link BucketLife#MIN_HORIZON_MILLIS}, which spares the busy buckets the
+         * computation.
+         */
+        boolean ended(List<Limit> limits, long now) {
+            if (now - lastRefillMillis < BucketLife.MIN_HORIZON_MILLIS) {
+                return false;
+            }
+            long endsAfter = BucketLife.endsAfter(this.limits, lastRefillMillis);
+            return endsAfter <= now && BucketLife.ended(endsAfter, state().refilled(limits, now), limits, now);
         }
 
         /** Hands any usage counts this bucket holds to {@code pending}, before it goes. */
@@ -481,8 +507,9 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 if (cell.retired) {
                     continue;
                 }
-                BucketState stored = cell.state();
                 List<Limit> limits = debit.limits();
+                cell.endIfOver(limits, now);
+                BucketState stored = cell.state();
                 BucketState state = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 boolean admitted = debit.countOnly() || state.admits(limits, debit.amountsMilli());
                 if (admitted) {
@@ -526,6 +553,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                     buckets.replace(key, cell, counting);
                     continue;
                 }
+                cell.endIfOver(limits, now);
                 admitted = cell.holdsOne()
                         ? takeSingle(cell, limits, amountMilli, countOnly, now, outcome)
                         : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome);
@@ -687,8 +715,9 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 if (cell.retired) {
                     continue;
                 }
-                BucketState stored = cell.state();
                 List<Limit> limits = debit.limits();
+                cell.endIfOver(limits, now);
+                BucketState stored = cell.state();
                 BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 store(cell, refilled.adjusted(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId()),
                         limits);
@@ -701,7 +730,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
         List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
         for (BucketDebit debit : debits) {
-            BucketState state = stored(debit.key());
+            BucketState state = stored(debit.key(), debit.limits(), now);
             BucketState refilled = state == null
                     ? BucketState.fresh(debit.limits(), now)
                     : state.refilled(debit.limits(), now);
@@ -748,7 +777,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
      * evicted (then the map no longer has it) or replaced by a counting copy (then the map has the copy): either way
      * the map is asked again.
      */
-    private BucketState stored(BucketKey key) {
+    private BucketState stored(BucketKey key, List<Limit> limits, long now) {
         while (true) {
             Cell cell = buckets.get(key);
             if (cell == null) {
@@ -756,7 +785,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             }
             synchronized (cell) {
                 if (!cell.retired) {
-                    return cell.state();
+                    return cell.states == null || cell.ended(limits, now) ? null : cell.state();
                 }
             }
         }
@@ -768,8 +797,8 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     }
 
     /**
-     * Removes every bucket that is full at {@code now}: such a bucket is identical to a new one, so removing it
-     * changes no decision (only its consumption counters go).
+     * Removes every bucket whose life ended by {@code now} ({@link BucketLife}: full at or after its horizon): such a
+     * bucket reads as a new one, consumption counters included, so removing it changes no answer.
      *
      * @return how many buckets were removed
      */
@@ -794,7 +823,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     }
 
     /**
-     * Removes the buckets full at {@code now}; when {@code onlyIdle}, only those last written before
+     * Removes the buckets whose life ended by {@code now}; when {@code onlyIdle}, only those last written before
      * {@code writtenBefore}.
      */
     private int evictIdle(long now, boolean onlyIdle, long writtenBefore) {
@@ -805,8 +834,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 if (cell.retired || onlyIdle && cell.states != null && cell.lastRefillMillis >= writtenBefore) {
                     continue;
                 }
-                BucketState state = cell.state();
-                if (state == null || state.refilled(cell.limits, now).isFull(cell.limits)) {
+                if (cell.states == null || cell.ended(cell.limits, now)) {
                     cell.retire(pendingUsage, entry.getKey());
                     buckets.remove(entry.getKey(), cell);
                     evicted++;
@@ -847,6 +875,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         BucketState[] states = new BucketState[cells.length];
         for (int i = 0; i < cells.length; i++) {
             List<Limit> limits = debits.get(i).limits();
+            cells[i].endIfOver(limits, now);
             BucketState state = cells[i].state();
             states[i] = state == null ? BucketState.fresh(limits, now) : state.refilled(limits, now);
         }

@@ -20,17 +20,25 @@ class InMemoryStoreTest {
     private final RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).build();
 
     @Test
-    void evictsBucketsOnceTheyAreFullAndKeepsTheOthers() {
+    void evictsBucketsWhoseLifeEndedAndKeepsTheOthers() {
+        // rpm's horizon: two fills (2 min) plus an hour after the last write
         limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
-        limiter.acquire("user-1", "api", Map.of("rpm", 1L));
-        limiter.acquire("user-2", "api", Map.of("rpm", 30L));
-        assertThat(store.bucketCount()).isEqualTo(2);
-
+        limiter.acquire("user-1", "api", Map.of("rpm", 1L)).close();
+        Lease owing = limiter.acquire("user-2", "api", Map.of("rpm", 30L));
+        owing.adjust("rpm", 6_000);                                        // owes 5,970: 100 minutes to repay
+        owing.close();
         clock.advance(Duration.ofSeconds(1));
-        assertThat(store.evictIdle(clock.millis())).isEqualTo(1);
-        assertThat(store.bucketCount()).isEqualTo(1);
-        assertThat(limiter.available("user-2", "api")).containsEntry("rpm", 31L);
-        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 60L);
+        assertThat(store.evictIdle(clock.millis())).as("full, but before its horizon").isZero();
+
+        clock.advance(Duration.ofMinutes(61));
+        limiter.acquire("user-3", "api", Map.of("rpm", 1L)).close();
+        clock.advance(Duration.ofMinutes(1).minusSeconds(1));              // user-1's and user-2's horizon
+        assertThat(store.evictIdle(clock.millis())).as("user-1 only: user-2 owes, user-3 is young").isEqualTo(1);
+        assertThat(store.bucketCount()).isEqualTo(2);
+        assertThat(limiter.available("user-2", "api")).containsEntry("rpm", -2250L);
+        assertThat(limiter.inspect("user-2", "api").limits().get(0).consumed()).isEqualTo(6_030);
+        assertThat(limiter.inspect("user-3", "api").limits().get(0).consumed()).isEqualTo(1);
+        assertThat(limiter.inspect("user-1", "api").limits().get(0).consumed()).isZero();
     }
 
     @Test
@@ -39,7 +47,7 @@ class InMemoryStoreTest {
         int calls = 300_000;                         // a sweep every 65,536 writes or so, the first one evicting none
         for (int i = 0; i < calls; i++) {
             limiter.acquire("user-" + i, "api", Map.of("rps", 1L));
-            clock.advance(Duration.ofMillis(1));
+            clock.advance(Duration.ofMillis(50));    // 4 hours in all: a sweep interval is longer than a horizon
         }
         assertThat(store.bucketCount()).as("only buckets written in about the last two sweep intervals remain")
                 .isLessThan(calls / 2);
@@ -50,16 +58,16 @@ class InMemoryStoreTest {
         limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
         limiter.acquire("user-1", "api", Map.of("rpm", 1L)).close();
         limiter.acquire("user-2", "api", Map.of("rpm", 1L)).close();
-        clock.advance(Duration.ofMinutes(1));                              // both full again
+        clock.advance(Duration.ofMinutes(62));                             // both full past their horizon
 
         assertThat(store.sweep(clock.millis())).as("both written since the previous sweep").isZero();
         limiter.acquire("user-1", "api", Map.of("rpm", 1L)).close();
-        clock.advance(Duration.ofMinutes(1));
+        clock.advance(Duration.ofMinutes(62));
         assertThat(store.sweep(clock.millis())).as("user-2, alone since the first sweep").isEqualTo(1);
         assertThat(store.bucketCount()).isEqualTo(1);
         assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 60L);
 
-        clock.advance(Duration.ofMinutes(1));
+        clock.advance(Duration.ofMinutes(62));
         assertThat(store.sweep(clock.millis())).as("user-1, alone since the second sweep").isEqualTo(1);
         assertThat(store.bucketCount()).isZero();
     }
@@ -69,23 +77,24 @@ class InMemoryStoreTest {
         limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
         Lease lease = limiter.acquire("user-1", "api", Map.of("rpm", 1L));
         limiter.acquire("user-2", "api", Map.of("rpm", 1L)).close();
-        clock.advance(Duration.ofMinutes(1));
+        clock.advance(Duration.ofMinutes(62));
         assertThat(store.sweep(clock.millis())).isZero();
 
         lease.adjust("rpm", 1);                                            // written by apply, not in place
         lease.close();
-        clock.advance(Duration.ofMinutes(1));                              // both full again
+        clock.advance(Duration.ofMinutes(62));                             // both full past their horizon
         assertThat(store.sweep(clock.millis())).as("user-2 only").isEqualTo(1);
         assertThat(store.bucketCount()).isEqualTo(1);
-        assertThat(store.evictIdle(clock.millis())).as("evictIdle drops every full bucket").isEqualTo(1);
+        assertThat(store.evictIdle(clock.millis())).as("evictIdle drops every bucket whose life ended")
+                .isEqualTo(1);
     }
 
     @Test
     void anEvictedBucketComesBackFull() {
         limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 2)));
         limiter.acquire("user-1", "api", Map.of("rpm", 2L));
-        clock.advance(Duration.ofMinutes(1));
-        store.evictIdle(clock.millis());
+        clock.advance(Duration.ofMinutes(62));
+        assertThat(store.evictIdle(clock.millis())).isEqualTo(1);
         limiter.acquire("user-1", "api", Map.of("rpm", 2L));
         assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 0L);
     }

@@ -10,6 +10,7 @@ import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
+import dev.zaelimiter.store.ForwardingStore;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimiterStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,9 +29,10 @@ import java.util.function.Supplier;
  * A {@link LimiterStore} that times every call of another in the timer {@value #STORE_LATENCY}, tagged
  * {@code operation} (the store method, such as {@code loadConfig} or {@code tryAcquire}) and {@code outcome}
  * ({@code success}, {@code unavailable} for a {@link StoreUnavailableException}, {@code error} for any other
- * exception). Everything else, results and exceptions included, is the delegate's.
+ * exception). Everything else, results and exceptions included, is the delegate's; its usage history, audit log and
+ * {@code close} are forwarded untimed.
  */
-public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy {
+public final class MeteredLimiterStore extends ForwardingStore implements DecoratingProxy {
 
     /** The store timer. */
     public static final String STORE_LATENCY = "zae.limiter.store.latency";
@@ -69,6 +71,7 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
     }
 
     /** The store that does the work. */
+    @Override
     public LimiterStore delegate() {
         return delegate;
     }
@@ -199,19 +202,6 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
         return time(Operation.PEEK, () -> delegate.peek(debits, now));
     }
 
-    /** Closes the delegate. */
-    /** The delegate's usage history, untimed: its writes happen off the decision path. */
-    @Override
-    public dev.zaelimiter.store.UsageStore usage() {
-        return delegate.usage();
-    }
-
-    /** The delegate's audit log, untimed. */
-    @Override
-    public dev.zaelimiter.store.AuditStore audit() {
-        return delegate.audit();
-    }
-
     /**
      * The delegate's in-place decisions, each timed as a {@code tryAcquire} (which it stands for), or none when the
      * delegate has none. Timed as {@link #time} does, written out so that a decision does not capture its seven
@@ -246,11 +236,6 @@ public final class MeteredLimiterStore implements LimiterStore, DecoratingProxy 
                 local.drainUsage(sink);
             }
         };
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 
     @Override

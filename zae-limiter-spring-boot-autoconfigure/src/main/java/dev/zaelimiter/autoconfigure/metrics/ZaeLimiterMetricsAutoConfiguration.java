@@ -66,7 +66,7 @@ public class ZaeLimiterMetricsAutoConfiguration {
 
     /** The request timeouts of the DynamoDB store, when the limiter's store bean is one. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(DynamoDbClient.class)
+    @ConditionalOnClass({DynamoDbClient.class, DynamoDbStore.class})
     static class DynamoDbStoreMeters {
 
         @Bean

@@ -1,21 +1,16 @@
 package dev.zaelimiter.autoconfigure.test;
 
-import dev.zaelimiter.DisabledMode;
-import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
-import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.ConfigScope;
-import dev.zaelimiter.store.ConfigSnapshot;
-import dev.zaelimiter.store.LevelConfig;
+import dev.zaelimiter.store.ForwardingStore;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.LocalBuckets;
 import dev.zaelimiter.store.memory.InMemoryStore;
 
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -24,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * and pauses were written, so that {@link #reset()} can put every bucket back to full and end every pause while the
  * declarations, entities and limits stay.
  */
-public final class ZaeLimiterTestStore implements LimiterStore {
+public final class ZaeLimiterTestStore extends ForwardingStore {
 
     private final InMemoryStore delegate = new InMemoryStore();
     private final Set<BucketKey> buckets = ConcurrentHashMap.newKeySet();
@@ -48,29 +43,10 @@ public final class ZaeLimiterTestStore implements LimiterStore {
         }
     }
 
+    /** The in-memory store underneath. */
     @Override
-    public ConfigSnapshot loadConfig(String entityId, String resource) {
-        return delegate.loadConfig(entityId, resource);
-    }
-
-    @Override
-    public LevelConfig getLevel(ConfigScope scope) {
-        return delegate.getLevel(scope);
-    }
-
-    @Override
-    public void putLimits(ConfigScope scope, List<Limit> limits) {
-        delegate.putLimits(scope, limits);
-    }
-
-    @Override
-    public void putDisabled(ConfigScope scope, DisabledMode mode) {
-        delegate.putDisabled(scope, mode);
-    }
-
-    @Override
-    public void putCascade(ConfigScope scope, Boolean cascade) {
-        delegate.putCascade(scope, cascade);
+    protected LimiterStore delegate() {
+        return delegate;
     }
 
     @Override
@@ -79,36 +55,6 @@ public final class ZaeLimiterTestStore implements LimiterStore {
             pauses.add(scope);
         }
         delegate.putPause(scope, until);
-    }
-
-    @Override
-    public void createEntity(Entity entity) {
-        delegate.createEntity(entity);
-    }
-
-    @Override
-    public Optional<Entity> getEntity(String entityId) {
-        return delegate.getEntity(entityId);
-    }
-
-    @Override
-    public void updateEntity(Entity entity) {
-        delegate.updateEntity(entity);
-    }
-
-    @Override
-    public boolean deleteEntity(String entityId) {
-        return delegate.deleteEntity(entityId);
-    }
-
-    @Override
-    public List<ConfigScope> entityScopes(String entityId) {
-        return delegate.entityScopes(entityId);
-    }
-
-    @Override
-    public List<Entity> children(String parentId) {
-        return delegate.children(parentId);
     }
 
     @Override
@@ -127,33 +73,6 @@ public final class ZaeLimiterTestStore implements LimiterStore {
     public boolean renew(List<BucketDebit> debits, long now) {
         remember(debits);
         return delegate.renew(debits, now);
-    }
-
-    @Override
-    public void deleteBucket(BucketKey key) {
-        delegate.deleteBucket(key);
-    }
-
-    @Override
-    public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
-        return delegate.peek(debits, now);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
-    }
-
-    /** The usage history of the in-memory store underneath. */
-    @Override
-    public dev.zaelimiter.store.UsageStore usage() {
-        return delegate.usage();
-    }
-
-    /** The audit log of the in-memory store underneath. */
-    @Override
-    public dev.zaelimiter.store.AuditStore audit() {
-        return delegate.audit();
     }
 
     /**

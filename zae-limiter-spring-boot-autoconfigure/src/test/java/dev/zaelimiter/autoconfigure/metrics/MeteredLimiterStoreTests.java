@@ -9,6 +9,7 @@ import dev.zaelimiter.testing.SwitchableStore;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
+import dev.zaelimiter.store.ForwardingStore;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.LocalBuckets;
@@ -33,14 +34,17 @@ class MeteredLimiterStoreTests {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
+    /** A new store method is timed here, not only forwarded: only these three are left to ForwardingStore. */
     @Test
-    void overridesEveryStoreMethod() throws NoSuchMethodException {
+    void overridesEveryStoreMethodButTheUntimedOnes() throws NoSuchMethodException {
+        Set<String> untimed = Set.of("usage", "audit", "close");
         for (Method method : LimiterStore.class.getMethods()) {
             if (Modifier.isStatic(method.getModifiers())) {
                 continue;
             }
             Method own = MeteredLimiterStore.class.getMethod(method.getName(), method.getParameterTypes());
-            assertThat(own.getDeclaringClass()).as(method.toString()).isEqualTo(MeteredLimiterStore.class);
+            assertThat(own.getDeclaringClass()).as(method.toString()).isEqualTo(
+                    untimed.contains(method.getName()) ? ForwardingStore.class : MeteredLimiterStore.class);
         }
     }
 

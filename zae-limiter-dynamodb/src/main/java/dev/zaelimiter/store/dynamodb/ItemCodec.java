@@ -33,6 +33,7 @@ import java.util.Map;
  * well under 1 KB (one write unit):
  * <pre>
  * bucket:  lr (last refill, ms)  v (version)  cs (config stamp)  dl (deadline, ms)  ttl (s, default-derived only)
+ *          ex (life horizon, ms: full from then on, the bucket is new, see BucketLife)
  *          t_{limit} full-at grid point and q_{limit} its parameters (a dripping limit, see FullAt),
  *          b_{limit} balance (any other limit), c_{limit} consumed, w_{limit} session start (milli-tokens, ms),
  *          h_{limit} concurrency slot holders (lease id -> expiry, ms),
@@ -53,6 +54,8 @@ final class ItemCodec {
     static final String STAMP = "cs";
     static final String DEADLINE = "dl";
     static final String TTL = "ttl";
+    /** The bucket's life horizon (ms, see {@link dev.zaelimiter.store.BucketLife}). */
+    static final String ENDS = "ex";
     static final String BALANCE = "b_";
     static final String FULL_AT = "t_";
     static final String PARAMETERS = "q_";

@@ -392,6 +392,73 @@ public abstract class BucketContract extends StoreContractSupport {
         limiter.acquire("user-1", "api", consume("rph", 5));
     }
 
+    @Test
+    void consumptionCountersLiveUntilTheBucketsHorizonThenRestart() {
+        // rpm fills in a minute: its horizon is two fills plus an hour after the last write (concepts.md)
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 10)));
+        admin.setLimits("vip", "api", List.of(Limit.perMinute("rpm", 10)));
+        for (String entity : List.of("user-1", "vip")) {
+            limiter.acquire(entity, "api", consume("rpm", 3)).close();
+        }
+        Duration horizon = Duration.ofMinutes(62);
+        clock.advance(horizon.minusMillis(1));
+        evictIdle();
+        for (String entity : List.of("user-1", "vip")) {
+            assertThat(limiter.inspect(entity, "api").limits().get(0).consumed()).as(entity).isEqualTo(3);
+        }
+        clock.advance(Duration.ofMillis(1));
+        for (String entity : List.of("user-1", "vip")) {
+            assertThat(limiter.inspect(entity, "api").limits().get(0).consumed()).as(entity).isZero();
+        }
+        evictIdle();
+        limiter.acquire("user-1", "api", consume("rpm", 2)).close();
+        assertThat(limiter.inspect("user-1", "api").limits().get(0)).satisfies(rpm -> {
+            assertThat(rpm.consumed()).isEqualTo(2);
+            assertThat(rpm.available()).isEqualTo(8);
+        });
+    }
+
+    @Test
+    void aQuotasHorizonIsADayPastItsNextReset() {
+        // the session quota's horizon is two sessions plus an hour; the daily quota's a day past its next reset
+        clock.set(java.time.Instant.parse("2026-03-02T21:00:00Z"));
+        admin.setResourceDefaults("api", List.of(Limit.sessionQuota("s", 100, Duration.ofSeconds(66)),
+                Limit.quota("q", 10, "0 0 * * *", java.time.ZoneOffset.UTC)));
+        limiter.acquire("user-1", "api", consume("s", 5)).close();
+        clock.set(java.time.Instant.parse("2026-03-04T00:00:00Z").minusMillis(1));
+        evictIdle();
+        assertThat(limiter.inspect("user-1", "api").limits().get(0).consumed()).isEqualTo(5);
+        clock.advance(Duration.ofMillis(1));
+        assertThat(limiter.inspect("user-1", "api").limits().get(0).consumed()).isZero();
+    }
+
+    @Test
+    void aDebtKeepsTheBucketPastItsHorizon() {
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 10).soft()));
+        Lease lease = limiter.acquire("user-1", "api", consume("rpm", 5));
+        lease.adjust("rpm", 10_000);                   // owes 9,995 tokens: about 16 hours to repay
+        lease.close();
+        clock.advance(Duration.ofHours(10));
+        evictIdle();
+        assertThat(limiter.inspect("user-1", "api").limits().get(0)).satisfies(rpm -> {
+            assertThat(rpm.consumed()).isEqualTo(10_005);
+            assertThat(rpm.available()).isEqualTo(-3_995);
+        });
+        clock.advance(Duration.ofHours(6).plusMinutes(40));     // past the horizon, 5 tokens short of full
+        evictIdle();
+        assertThat(limiter.inspect("user-1", "api").limits().get(0).consumed()).isEqualTo(10_005);
+        clock.advance(Duration.ofMinutes(1));                     // full again: the bucket's life ends
+        evictIdle();
+        assertThat(limiter.inspect("user-1", "api").limits().get(0).consumed()).isZero();
+    }
+
+    /** What the store does to idle buckets on its own, done now: the in-memory store's eviction. */
+    private void evictIdle() {
+        if (store instanceof dev.zaelimiter.store.memory.InMemoryStore memory) {
+            memory.evictIdle(clock.millis());
+        }
+    }
+
     protected static RateLimitExceededException catchExceeded(Runnable call) {
         try {
             call.run();

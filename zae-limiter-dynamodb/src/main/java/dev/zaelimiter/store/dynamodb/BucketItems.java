@@ -4,6 +4,7 @@ import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.internal.algorithm.FullAt;
+import dev.zaelimiter.store.BucketLife;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.store.BucketDebit;
@@ -34,8 +35,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * next to the rules for when an update cannot be used, so that the item format is changed in one place.
  */
 final class BucketItems {
-
-    private static final long HOUR = 3_600_000L;
 
     /** How long a correction's marker is kept by a whole rewrite. */
     private static final long MARKER_MILLIS = 60_000;
@@ -123,8 +122,8 @@ final class BucketItems {
         }
         AttributeValue storedStamp = item.get(ItemCodec.STAMP);
         AttributeValue deadline = item.get(ItemCodec.DEADLINE);
-        if (expired(item, now) || storedStamp == null || !stamp.equals(storedStamp.s()) || deadline == null
-                || deadline.n() == null || ItemCodec.longOf(deadline) <= now
+        if (expired(item, now) || pastHorizon(item, now) || storedStamp == null || !stamp.equals(storedStamp.s())
+                || deadline == null || deadline.n() == null || ItemCodec.longOf(deadline) <= now
                 || Holds.droppable(item, debit.limits(), now)) {
             return true;
         }
@@ -155,12 +154,29 @@ final class BucketItems {
         return e.hasItem() && !e.item().isEmpty() ? e.item() : UNKNOWN;
     }
 
-    /** The bucket in {@code item} refilled to {@code now}; a fresh one when there is none or it has expired. */
+    /**
+     * The bucket in {@code item} refilled to {@code now}; a fresh one when there is none or its life ended
+     * ({@link BucketLife}: full at or after the horizon written in it). The {@code ttl} only lets DynamoDB delete
+     * an item no earlier than that; an item still there past it is read by the same rule (a bucket still owing is
+     * never forgotten). An item written before horizons were (none in it) is fresh once its {@code ttl} passed.
+     */
     static BucketState current(Map<String, AttributeValue> item, BucketDebit debit, long now) {
-        if (item == null || expired(item, now)) {
+        if (item == null) {
             return BucketState.fresh(debit.limits(), now);
         }
-        return decoded(item, debit.limits(), now);
+        AttributeValue ends = item.get(ItemCodec.ENDS);
+        if (ends == null || ends.n() == null) {
+            return expired(item, now) ? BucketState.fresh(debit.limits(), now) : decoded(item, debit.limits(), now);
+        }
+        BucketState state = decoded(item, debit.limits(), now);
+        return BucketLife.ended(ItemCodec.longOf(ends), state, debit.limits(), now)
+                ? BucketState.fresh(debit.limits(), now) : state;
+    }
+
+    /** Whether the horizon written in {@code item} has come, so that its life may have ended. */
+    private static boolean pastHorizon(Map<String, AttributeValue> item, long now) {
+        AttributeValue ends = item.get(ItemCodec.ENDS);
+        return ends != null && ends.n() != null && ItemCodec.longOf(ends) <= now;
     }
 
     /**
@@ -247,10 +263,20 @@ final class BucketItems {
         set.add(e.name(ItemCodec.LAST_REFILL) + " = " + nowValue);
         onItem.add(e.name(ItemCodec.STAMP) + " = " + stampValue);
         onItem.add(e.name(ItemCodec.DEADLINE) + " > " + nowValue);
+        // a bucket past its horizon may have ended (then it is new): such a write is settled from the item
+        String ends = e.name(ItemCodec.ENDS);
+        onItem.add("(attribute_not_exists(" + ends + ") OR " + ends + " > " + nowValue + ")");
+        set.add(ends + " = " + e.value(ItemCodec.number(BucketLife.endsAfter(debit.kept(), now))));
+        if (guess == null) {
+            // a process that knows nothing of the bucket (a first call, a reopened store) may be behind its last
+            // write: it must count from that write, which the failure path reads, not move the item back in time
+            onItem.add(e.name(ItemCodec.LAST_REFILL) + " <= " + nowValue);
+        }
         for (Limit limit : debit.limits()) {
             long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
             Exchange x = exchange != null && exchange.limit().equals(limit.name()) ? exchange : null;
             if (amount == 0 && x == null) {
+                untouched(e, limit, now, set);
                 continue;
             }
             if (limit.isConcurrency()) {
@@ -438,6 +464,25 @@ final class BucketItems {
     }
 
     /**
+     * A limit the update takes nothing from, written as full at now when the item lacks it, as a whole write would:
+     * the item then holds every limit of the bucket, so that after a change of the limits a balance is kept the
+     * same way in both stores ({@code concepts.md}, "When the limits change"). A concurrency limit needs nothing:
+     * its free slots follow from its holders and the capacity in force.
+     */
+    private static void untouched(Expression e, Limit limit, long now, StringJoiner set) {
+        if (limit.isConcurrency()) {
+            return;
+        }
+        Limits.Parameters p = Limits.parametersAt(limit, now);
+        if (p.drips()) {
+            set.add(ifNotExists(e, ItemCodec.FULL_AT + limit.name(), e.value(ItemCodec.number(FullAt.grid(now, p)))));
+            set.add(ifNotExists(e, ItemCodec.PARAMETERS + limit.name(), e.value(ItemCodec.parameters(p))));
+        } else {
+            set.add(ifNotExists(e, ItemCodec.BALANCE + limit.name(), e.value(ItemCodec.number(p.capacityMilli()))));
+        }
+    }
+
+    /**
      * A dripping limit's full-at point in an update. Taking from a full bucket sets the point to now's grid plus the
      * amount; taking from a busy one adds the amount, and a hard limit requires that the point stays within one
      * capacity of now. Giving back subtracts, or sets the point to now when that would go past it (full).
@@ -606,6 +651,7 @@ final class BucketItems {
         item.put(ItemCodec.VERSION, ItemCodec.number(ItemCodec.version(previous) + 1));
         item.put(ItemCodec.STAMP, AttributeValue.fromS(stamp));
         item.put(ItemCodec.DEADLINE, ItemCodec.number(deadline));
+        item.put(ItemCodec.ENDS, ItemCodec.number(BucketLife.endsAfter(debit.kept(), state.lastRefillMillis())));
         if (previous != null) {
             previous.forEach((name, value) -> {
                 if (name.startsWith(ItemCodec.MARKER) && value.n() != null
@@ -637,7 +683,7 @@ final class BucketItems {
 
     /** When (epoch seconds) an idle default-derived bucket may expire: it is surely full again by then. */
     private static long ttl(List<Limit> limits, long deadline, long now) {
-        return BucketMath.saturatedAdd(deadline, idleHorizon(limits, now)) / 1000 + 1;
+        return BucketMath.saturatedAdd(deadline, BucketLife.idleHorizon(limits, now)) / 1000 + 1;
     }
 
     /**
@@ -655,25 +701,6 @@ final class BucketItems {
             }
         }
         return Math.max(deadline, now + 1);
-    }
-
-    /** How long after its deadline an idle default-derived bucket must survive before it is surely full again. */
-    private static long idleHorizon(List<Limit> limits, long now) {
-        long horizon = HOUR;
-        for (Limit limit : limits) {
-            if (limit.refillAmount() > 0) {
-                long fill = Math.multiplyHigh(Limits.capacityMilli(limit), Limits.refillPeriodMillis(limit)) == 0
-                        ? Limits.capacityMilli(limit) * Limits.refillPeriodMillis(limit) / Limits.refillAmountMilli(limit)
-                        : Long.MAX_VALUE / 4;
-                horizon = Math.max(horizon, Math.min(Long.MAX_VALUE / 4, 2 * fill + HOUR));
-            } else if (limit.resetAfter().isPresent()) {
-                horizon = Math.max(horizon, 2 * limit.resetAfter().get().toMillis() + HOUR);
-            } else {
-                long reset = Limits.nextResetAfter(limit, now);
-                horizon = Math.max(horizon, reset == Limits.NEVER ? Long.MAX_VALUE / 4 : reset - now + 24 * HOUR);
-            }
-        }
-        return Math.min(horizon, 10L * 366 * 24 * HOUR);
     }
 
     static String versionCondition(Map<String, AttributeValue> previous) {

@@ -21,7 +21,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The test server, dynalite ({@code zae-limiter-core/src/test/dynalite}), started with {@code node} on a free port.
+ * The test server, dynalite ({@code zae-limiter-dynamodb/src/test/dynalite}), started with {@code node} on a free port.
  * The tests share one process per JVM ({@link #get()}, stopped when the JVM exits, and by itself when the JVM's pipe
  * to it closes); the benchmarks module starts its own ({@link #start()}, stopped by {@link #close()}). The build
  * installs dynalite with {@code npm ci}; when it has not (for example after {@code -DskipTests}), the first start
@@ -114,15 +114,15 @@ public final class Dynalite implements AutoCloseable {
         }
         for (Path root : roots) {
             candidates.add(root.resolve("src/test/dynalite"));
-            candidates.add(root.resolve("zae-limiter-core/src/test/dynalite"));
-            candidates.add(root.resolve("../zae-limiter-core/src/test/dynalite"));
+            candidates.add(root.resolve("zae-limiter-dynamodb/src/test/dynalite"));
+            candidates.add(root.resolve("../zae-limiter-dynamodb/src/test/dynalite"));
         }
         for (Path candidate : candidates) {
             if (Files.isRegularFile(candidate.resolve("server.js"))) {
                 return candidate.toAbsolutePath().normalize();
             }
         }
-        throw new IllegalStateException("cannot find zae-limiter-core/src/test/dynalite from "
+        throw new IllegalStateException("cannot find zae-limiter-dynamodb/src/test/dynalite from "
                 + Path.of("").toAbsolutePath() + "; run from the repository root or set -D" + DIR_PROPERTY);
     }
 

@@ -16,7 +16,9 @@ import java.util.function.Function;
 /**
  * Configuration items cached per process for {@code ttl} milliseconds. A call that needs several items loads the
  * missing ones in one batch; concurrent calls that need the same item wait for the one load in flight instead of
- * starting their own. Local writes invalidate at once.
+ * starting their own. Local writes invalidate at once. Freshness is measured on the latest instant the cache has
+ * seen, so that a clock that steps back does not make an entry fresh again: an item read {@code ttl} ago by the
+ * clock's own latest reading is reread, whatever the clock says now.
  */
 final class ConfigCache {
 
@@ -30,6 +32,9 @@ final class ConfigCache {
     private final ConcurrentHashMap<Map<String, AttributeValue>, CompletableFuture<Entry>> entries =
             new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
+    /** The latest instant the clock showed to this cache. */
+    private final java.util.concurrent.atomic.AtomicLong latest = new java.util.concurrent.atomic.AtomicLong(
+            Long.MIN_VALUE);
     private final Clock clock;
     private final long ttlMillis;
     private final Function<List<Map<String, AttributeValue>>, Map<Map<String, AttributeValue>,
@@ -47,7 +52,7 @@ final class ConfigCache {
 
     /** The items at {@code keys} ({@code null} where absent), in the same order. */
     List<Map<String, AttributeValue>> get(List<Map<String, AttributeValue>> keys) {
-        long now = clock.millis();
+        long now = latest.accumulateAndGet(clock.millis(), Math::max);
         if ((calls.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
             entries.values().removeIf(future -> isStale(future, now));
         }
@@ -100,6 +105,11 @@ final class ConfigCache {
 
     private boolean isStale(CompletableFuture<Entry> future, long now) {
         return future.isDone() && !future.isCompletedExceptionally() && future.join().expiresAt() <= now;
+    }
+
+    /** Records the clock's reading now as seen, so that no later, earlier reading makes an entry fresh again. */
+    void observe() {
+        latest.accumulateAndGet(clock.millis(), Math::max);
     }
 
     void invalidate(Map<String, AttributeValue> key) {

@@ -571,6 +571,11 @@ public final class DynamoDbStore implements LimiterStore {
         reservations.close();
     }
 
+    /** Lets the configuration cache see the clock's reading now, as any call of this process would; for tests. */
+    void observeClockForTest() {
+        cache.observe();
+    }
+
     /** Stops this store's reservations without giving anything back, as a process that dies would; for tests. */
     void haltReservationsForTest() {
         reservations.halt();

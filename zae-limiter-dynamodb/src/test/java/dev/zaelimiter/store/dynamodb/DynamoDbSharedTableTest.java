@@ -69,6 +69,18 @@ class DynamoDbSharedTableTest {
     }
 
     @Test
+    void aClockThatStepsBackDoesNotMakeAStaleConfigurationFreshAgain() {
+        processA.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 10)));
+        processA.admin().setResourceDefaults("other", List.of(Limit.perMinute("rpm", 10)));
+        assertThat(rpmSeenByB("user-1")).isEqualTo(10);
+        processA.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 20)));
+        clock.advance(Duration.ofSeconds(31));
+        processB.available("user-1", "other");      // B's clock shows a reading past gpt-4's stampTtl
+        clock.advance(Duration.ofSeconds(-5));
+        assertThat(rpmSeenByB("user-2")).as("stampTtl counts from the latest instant B's clock showed").isEqualTo(20);
+    }
+
+    @Test
     void eachLevelChangeReachesTheOtherProcessWithinStampTtl() {
         processA.admin().setSystemDefaults(List.of(Limit.perMinute("rpm", 10)));
         assertThat(rpmSeenByB("user-1")).isEqualTo(10);

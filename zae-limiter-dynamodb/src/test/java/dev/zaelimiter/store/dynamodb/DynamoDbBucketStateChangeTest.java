@@ -145,6 +145,42 @@ class DynamoDbBucketStateChangeTest {
     }
 
     @Test
+    void aLimitNotTakenFromKeepsItsBalanceWhenItsCapacityIsRaised() {
+        defaults(Limit.perMinute("a", 5), Limit.perHour("b", 1000));
+        same("a call on b only", l -> admitted(l, "b", 1, 1));
+        defaults(Limit.perMinute("a", 10), Limit.perHour("b", 1000));
+        same("after the raise", DynamoDbBucketStateChangeTest::available);
+        same("calls after the raise", l -> admitted(l, "a", 1, 20));
+    }
+
+    @Test
+    void aLimitNotTakenFromKeepsItsBalanceWhenItBecomesAFixedWindow() {
+        clock.set(Instant.parse("2026-03-03T10:36:10Z"));
+        defaults(Limit.perMinute("a", 5).soft(), Limit.perHour("b", 1000).soft());
+        same("a call on b only", l -> admitted(l, "b", 1, 1));
+        defaults(Limit.fixedWindow("a", 10, Duration.ofMinutes(1)), Limit.fixedWindow("b", 30, Duration.ofMinutes(1)));
+        same("after the change", DynamoDbBucketStateChangeTest::available);
+        same("calls after the change", l -> admitted(l, "a", 1, 20));
+        clock.set(Instant.parse("2026-03-03T10:37:00Z"));
+        same("at the window's end", DynamoDbBucketStateChangeTest::available);
+    }
+
+    @Test
+    void aLimitThatBecomesASessionQuotaOutsideASessionStartsFull() {
+        defaults(Limit.quota("a", 56, "0 0 * * *", ZoneOffset.UTC), Limit.quota("b", 100, "*/15 * * * *",
+                ZoneOffset.UTC));
+        same("a call on a", l -> admitted(l, "a", 50, 1));
+        defaults(Limit.sessionQuota("a", 3000, Duration.ofSeconds(66)), Limit.quota("b", 100, "*/15 * * * *",
+                ZoneOffset.UTC));
+        Map<String, Long> after = same("after the change", DynamoDbBucketStateChangeTest::available);
+        assertThat(after).containsEntry("a", 3000L);
+        Object first = same("a call for more than the old balance", l -> decide(l, "a", 2000));
+        assertThat(first).isEqualTo("admitted");
+        Object second = same("a call for more than what is left", l -> decide(l, "a", 2000));
+        assertThat(second).as("the session's end").isEqualTo(Duration.ofSeconds(66));
+    }
+
+    @Test
     void aDebtOutlivesTheBucketsExpiry() {
         defaults(Limit.perMinute("a", 10));
         same("debt", l -> {
@@ -225,6 +261,21 @@ class DynamoDbBucketStateChangeTest {
         same("a refused call after the step back", l -> decide(l, "rpm", 80));
         clock.advance(Duration.ofMinutes(10).plusSeconds(3));
         same("once the clock caught up", DynamoDbBucketStateChangeTest::available);
+    }
+
+    @Test
+    void aReopenedStoreWhoseClockIsBehindTheLastWriteCountsFromIt() {
+        defaults(Limit.perSecond("a", 10).soft(), Limit.quota("b", 56, "0 0 * * *", ZoneOffset.UTC));
+        same("a soft debt", l -> admitted(l, "a", 99, 1));
+        clock.advance(Duration.ofSeconds(3));
+        same("a call on b", l -> admitted(l, "b", 1, 1));
+        dynamoStore.close();
+        dynamoStore = sharedStore(dynamoStore.namespace(), clock);
+        dynamo = RateLimiter.builder().store(dynamoStore).clock(clock).build();
+        clock.advance(Duration.ofSeconds(-2));
+        same("a call on b after the reopen and the step back", l -> admitted(l, "b", 1, 1));
+        Map<String, Long> after = same("after it", DynamoDbBucketStateChangeTest::available);
+        assertThat(after).containsEntry("a", -59L);
     }
 
     @Test
