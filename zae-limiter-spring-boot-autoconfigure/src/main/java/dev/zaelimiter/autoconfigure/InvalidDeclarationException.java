@@ -14,6 +14,7 @@ public class InvalidDeclarationException extends RuntimeException {
     private final String property;
     private final String reason;
     private final String action;
+    private final String rule;
 
     public InvalidDeclarationException(String property, String reason) {
         this(property, reason, null);
@@ -24,10 +25,15 @@ public class InvalidDeclarationException extends RuntimeException {
      *         property
      */
     public InvalidDeclarationException(String property, String reason, String action) {
+        this(property, reason, action, null);
+    }
+
+    private InvalidDeclarationException(String property, String reason, String action, String rule) {
         super(property + ": " + reason);
         this.property = property;
         this.reason = reason;
         this.action = action;
+        this.rule = rule;
     }
 
     /**
@@ -47,7 +53,7 @@ public class InvalidDeclarationException extends RuntimeException {
         try {
             return check.get();
         } catch (ValidationException e) {
-            throw new InvalidDeclarationException(propertyOf.apply(e), e.getMessage());
+            throw new InvalidDeclarationException(propertyOf.apply(e), e.getMessage(), null, e.rule());
         }
     }
 
@@ -65,6 +71,11 @@ public class InvalidDeclarationException extends RuntimeException {
             }
         }
         return kebab.toString();
+    }
+
+    /** The rule of the library's that the value broke, when the library refused it; otherwise {@code null}. */
+    public String rule() {
+        return rule;
     }
 
     /** What to write instead, or {@code null} when the property alone says it. */
