@@ -1,6 +1,7 @@
 package dev.zaelimiter.store;
 
 import dev.zaelimiter.Entity;
+import dev.zaelimiter.internal.resolution.ConfigResolver;
 
 import java.util.Objects;
 
@@ -21,5 +22,14 @@ public record ConfigSnapshot(Entity entity, LevelConfig entityResource, LevelCon
         Objects.requireNonNull(entityDefault, "entityDefault");
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(system, "system");
+    }
+
+    /**
+     * The parent a call on this entity and resource also debits, or {@code null}: the first cascade policy of the
+     * entity on the resource, the entity default and the resource; without one, the entity's own flag. An entity
+     * without a parent never cascades.
+     */
+    public String cascadeParent() {
+        return ConfigResolver.cascadeParent(this);
     }
 }

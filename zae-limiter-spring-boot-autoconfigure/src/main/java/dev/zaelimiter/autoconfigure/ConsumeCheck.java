@@ -1,6 +1,6 @@
 package dev.zaelimiter.autoconfigure;
 
-import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.Names;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -146,7 +146,7 @@ final class ConsumeCheck implements SmartInitializingSingleton {
             names.addAll(level.getLimits().keySet());
         }
         properties.getEntities().values().forEach(entity -> entity.getResources().forEach((name, r) -> {
-            if (name.equals(resource) || name.equals(Identifiers.DEFAULT_RESOURCE)) {
+            if (name.equals(resource) || name.equals(Names.DEFAULT_RESOURCE)) {
                 names.addAll(r.getLimits().keySet());
             }
         }));

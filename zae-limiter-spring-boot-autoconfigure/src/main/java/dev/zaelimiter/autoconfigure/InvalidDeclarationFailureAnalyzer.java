@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure;
 
+import dev.zaelimiter.Limit;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -21,17 +22,22 @@ class InvalidDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidD
                     + " period, or a quota's allowance)"),
             Map.entry("refill-amount", "a whole number greater than zero, such as refill-amount: 10, or remove it"
                     + " to refill the whole capacity each period"),
-            Map.entry("refill-period", "a duration of at least 1ms, such as refill-period: 1m or 30s"),
+            Map.entry("refill-period", "a duration from 1ms to " + Limit.MAX_PERIOD.toDays() + " days, such as"
+                    + " refill-period: 1m or 30s"),
             Map.entry("burst", "a whole number at least the capacity, such as burst: 200"),
             Map.entry("local-reservations", "true or false, on a hard limit that drips at one rate (no schedule,"
                     + " not soft, not a quota or concurrency limit)"),
             Map.entry("max-in-flight", "a whole number greater than zero, such as max-in-flight: 10, and nothing"
                     + " but lease-timeout, soft and schedule beside it"),
             Map.entry("lease-timeout", "a duration such as lease-timeout: 5m, on a limit that has max-in-flight"),
+            Map.entry("fixed-window", "a duration such as fixed-window: 1h, and no reset-schedule or reset-after"
+                    + " beside it"),
+            Map.entry("window-origin", "an instant such as window-origin: 2024-01-01T00:00:00Z, beside a"
+                    + " fixed-window"),
             Map.entry("reset-after", "a duration such as reset-after: 1h, and no reset-schedule beside it"),
             Map.entry("reset-schedule", "a single entry with a five-field cron, such as reset-schedule:"
                     + " [{cron: \"0 0 1 * *\", tz: UTC}], and no refill-amount, refill-period or burst beside it"),
-            Map.entry("schedule", "at most 16 entries, each with a cron and a scale or absolute values, all limits"
+            Map.entry("schedule", "at most " + Limit.MAX_SCHEDULE_ENTRIES + " entries, each with a cron and a scale or absolute values, all limits"
                     + " of one level in one time zone"),
             Map.entry("cron", "a five-field cron (minute hour day-of-month month day-of-week), such as"
                     + " cron: \"* 9-17 * * MON-FRI\""),
@@ -39,7 +45,8 @@ class InvalidDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidD
             Map.entry("scale", "a number greater than zero, such as scale: 0.5, or absolute capacity and refill"
                     + " instead"),
             Map.entry("parent", "the id of a declared or existing root entity (one without a parent)"),
-            Map.entry("limits", "limits with distinct names, at most one time zone among their schedules"),
+            Map.entry("limits", "at most " + Limit.MAX_LIMITS_PER_LEVEL + " limits with distinct names, at most one"
+                    + " time zone among their schedules"),
             Map.entry("store", "auto, memory or dynamodb"),
             Map.entry("store-timeout", "a duration greater than zero, such as store-timeout: 500ms"),
             Map.entry("stamp-ttl", "a duration of at least 10s, such as stamp-ttl: 60s"),
@@ -84,17 +91,17 @@ class InvalidDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<InvalidD
         if (form != null) {
             return "Write for '" + property + "' " + form + ".";
         }
+        // a name the library refused: its own rule says what to change, rather than a copy of the naming rules here
+        String rule = cause.rule() != null ? ": " + cause.rule() + "." : " as described above.";
         if (property.startsWith("zae.limiter.resources.") && property.indexOf('.', 22) < 0) {
-            return "Rename the resource '" + property + "': letters, digits and _ . - / (write names with other"
-                    + " characters in brackets, such as \"[openai/gpt-4]\").";
+            return "Rename the resource '" + property + "'" + rule + " Write names with other characters in"
+                    + " brackets, such as \"[openai/gpt-4]\".";
         }
         if (property.startsWith("zae.limiter.entities.") && property.indexOf('.', 21) < 0) {
-            return "Correct the entity '" + property + "': an id starts with a letter or a digit, a name has at most"
-                    + " 1024 characters.";
+            return "Correct the entity '" + property + "'" + rule;
         }
         if (property.contains(".limits.") || property.contains(".consume.")) {
-            return "Rename the limit '" + property + "': a limit name starts with a letter, followed by letters,"
-                    + " digits, _ or -, such as rpm or tokens-per-day.";
+            return "Rename the limit '" + property + "'" + rule;
         }
         return "Correct '" + property + "' as described above.";
     }

@@ -9,6 +9,7 @@ import dev.zaelimiter.store.memory.InMemoryStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -55,22 +56,17 @@ final class LimiterStoreConfigurations {
                 throw new InvalidDeclarationException("zae.limiter.store-timeout", "is '" + properties.getStoreTimeout()
                         + "'; a deadline is more than zero, such as 500ms");
             }
-            DynamoDbStore store;
-            try {
-                store = builder
-                        .client(dynamoDbClient)
-                        .table(table)
-                        .namespace(properties.getNamespace())
-                        .clock(clock.getIfUnique(Clock::systemUTC))
-                        .stampTtl(properties.getStampTtl())
-                        .cascadeWrite(CascadeWrite.valueOf(dynamodb.getCascadeWrite().name()))
-                        .usageRetention(properties.getUsage().getHourRetention(),
-                                properties.getUsage().getDayRetention())
-                        .auditRetention(properties.getAudit().getRetention())
-                        .build();
-            } catch (ValidationException e) {
-                throw new InvalidDeclarationException(property(e.field()), e.getMessage());
-            }
+            DynamoDbStore store = InvalidDeclarationException.check(DynamoDb::property, () -> builder
+                    .client(dynamoDbClient)
+                    .table(table)
+                    .namespace(properties.getNamespace())
+                    .clock(clock.getIfUnique(Clock::systemUTC))
+                    .stampTtl(properties.getStampTtl())
+                    .cascadeWrite(CascadeWrite.valueOf(dynamodb.getCascadeWrite().name()))
+                    .usageRetention(properties.getUsage().getHourRetention(),
+                            properties.getUsage().getDayRetention())
+                    .auditRetention(properties.getAudit().getRetention())
+                    .build());
             StoreSetup deferred = setup.getIfUnique();
             if (deferred != null) {
                 deferred.manages(store);
@@ -96,16 +92,14 @@ final class LimiterStoreConfigurations {
             return store;
         }
 
-        /** The property a builder argument comes from. */
-        private static String property(String field) {
-            return switch (field) {
+        /** The property a builder argument comes from: its name in kebab case under zae.limiter, but for these. */
+        private static String property(ValidationException refused) {
+            return switch (refused.field()) {
                 case "table" -> "zae.limiter.dynamodb.table";
-                case "namespace" -> "zae.limiter.namespace";
-                case "stampTtl" -> "zae.limiter.stamp-ttl";
                 case "usageRetention.hours" -> "zae.limiter.usage.hour-retention";
                 case "usageRetention.days" -> "zae.limiter.usage.day-retention";
                 case "auditRetention" -> "zae.limiter.audit.retention";
-                default -> "zae.limiter." + field;
+                default -> InvalidDeclarationException.property("zae.limiter", refused.field());
             };
         }
 
@@ -213,28 +207,31 @@ final class LimiterStoreConfigurations {
 
     /** Whether the limiter will use DynamoDB: store=dynamodb, or store=auto with a table configured. */
     static boolean dynamoDbChosen(Environment environment) {
-        Binder binder = Binder.get(environment);
-        String store = binder.bind("zae.limiter.store", String.class).orElse("auto");
-        return "dynamodb".equalsIgnoreCase(store) || ("auto".equalsIgnoreCase(store)
-                && binder.bind("zae.limiter.dynamodb.table", String.class).isBound());
+        return DynamoDbChosen.outcome(environment).isMatch();
     }
 
-    /** store=dynamodb, or store=auto with a table configured. */
+    /** store=dynamodb, or store=auto with a table configured: the one place that decides it. */
     static class DynamoDbChosen extends SpringBootCondition {
 
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Binder binder = Binder.get(context.getEnvironment());
+            return outcome(context.getEnvironment());
+        }
+
+        static ConditionOutcome outcome(Environment environment) {
+            ConditionMessage.Builder message = ConditionMessage.forCondition("zae-limiter DynamoDB store");
+            Binder binder = Binder.get(environment);
             String store = binder.bind("zae.limiter.store", String.class).orElse("auto");
             if ("dynamodb".equalsIgnoreCase(store)) {
-                return ConditionOutcome.match("zae.limiter.store is dynamodb");
+                return ConditionOutcome.match(message.because("zae.limiter.store is dynamodb"));
             }
-            if ("auto".equalsIgnoreCase(store)
-                    && binder.bind("zae.limiter.dynamodb.table", String.class).isBound()) {
-                return ConditionOutcome.match("zae.limiter.store is auto and zae.limiter.dynamodb.table is set");
+            boolean auto = "auto".equalsIgnoreCase(store);
+            if (auto && binder.bind("zae.limiter.dynamodb.table", String.class).isBound()) {
+                return ConditionOutcome.match(message.because("zae.limiter.store is auto and"
+                        + " zae.limiter.dynamodb.table is set"));
             }
-            return ConditionOutcome.noMatch("zae.limiter.store is " + store
-                    + (store.equalsIgnoreCase("auto") ? " and no zae.limiter.dynamodb.table is set" : ""));
+            return ConditionOutcome.noMatch(message.because("zae.limiter.store is " + store
+                    + (auto ? " and no zae.limiter.dynamodb.table is set" : "")));
         }
     }
 }

@@ -1,7 +1,7 @@
 package dev.zaelimiter.autoconfigure;
 
 import dev.zaelimiter.Entity;
-import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.Names;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.ForwardingStore;
 import dev.zaelimiter.store.LevelConfig;
@@ -66,7 +66,7 @@ final class PendingDeclarationsStore extends ForwardingStore implements Decorati
                 entityDefault = entityDefault.withDisabled(declared.disabled());
             }
             for (LimitDeclarations.LevelDeclaration level : declared.resources()) {
-                if (level.resource().equals(Identifiers.DEFAULT_RESOURCE)) {
+                if (level.resource().equals(Names.DEFAULT_RESOURCE)) {
                     entityDefault = over(entityDefault, level);
                 }
                 if (level.resource().equals(resource)) {

@@ -58,8 +58,7 @@ public class ZaeLimiterAutoConfiguration {
             try {
                 builder.circuitBreaker(breaker.getFailureThreshold(), breaker.getCoolDown());
             } catch (ValidationException e) {
-                throw new InvalidDeclarationException(e.field().equals("circuitBreaker.failureThreshold")
-                        ? "zae.limiter.circuit-breaker.failure-threshold" : "zae.limiter.circuit-breaker.cool-down",
+                throw new InvalidDeclarationException(InvalidDeclarationException.property("zae.limiter", e.field()),
                         "is '" + e.value() + "'; " + e.rule());
             }
         }

@@ -162,6 +162,18 @@ class BadDeclarationTests {
                 .as("the bad target stops the declarations' writes").isEmpty();
     }
 
+    @Test
+    void theActionForARefusedNameStatesTheLibrarysOwnRule() {
+        runner.withPropertyValues("zae.limiter.resources.api.limits.[1rpm].capacity=10").run(context -> {
+            InvalidDeclarationException cause = findCause(context.getStartupFailure());
+            assertThat(cause).isNotNull();
+            assertThat(cause.rule()).isEqualTo("a limit name starts with a letter");
+            assertThat(new InvalidDeclarationFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                    .isEqualTo("Rename the limit 'zae.limiter.resources.api.limits.1rpm': a limit name starts with"
+                            + " a letter.");
+        });
+    }
+
     private static InvalidDeclarationException findCause(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof InvalidDeclarationException e) {

@@ -7,6 +7,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.util.ClassUtils;
 
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * How the filters write their problem bodies on Spring Boot 3.5: with Jackson 2, the application's
@@ -31,18 +32,23 @@ final class ProblemWriters {
 
     /** For a filter made outside Spring: a plain mapper. */
     static Function<ProblemDetail, byte[]> standalone() {
-        if (!ClassUtils.isPresent(JACKSON_2, ProblemWriters.class.getClassLoader())) {
-            throw MissingJackson.exception("com.fasterxml.jackson.core:jackson-databind", "spring-boot-starter-web");
-        }
-        return new JacksonProblemWriter(new com.fasterxml.jackson.databind.ObjectMapper());
+        return choose(ProblemWriters.class.getClassLoader(), "com.fasterxml.jackson.core:jackson-databind",
+                "spring-boot-starter-web",
+                () -> new JacksonProblemWriter(new com.fasterxml.jackson.databind.ObjectMapper()));
     }
 
     private static Function<ProblemDetail, byte[]> forApplication(BeanFactory beanFactory, String broughtBy) {
         ClassLoader classLoader = beanFactory instanceof ConfigurableBeanFactory configurable
                 ? configurable.getBeanClassLoader() : ProblemWriters.class.getClassLoader();
+        return choose(classLoader, "spring-boot-starter-json", broughtBy, () -> JacksonProblemWriter.of(beanFactory));
+    }
+
+    /** The one place that asks whether Jackson 2 is present; without it, a failure naming {@code artifact}. */
+    private static Function<ProblemDetail, byte[]> choose(ClassLoader classLoader, String artifact, String broughtBy,
+            Supplier<Function<ProblemDetail, byte[]>> jackson2) {
         if (!ClassUtils.isPresent(JACKSON_2, classLoader)) {
-            throw MissingJackson.exception("spring-boot-starter-json", broughtBy);
+            throw MissingJackson.exception(artifact, broughtBy);
         }
-        return JacksonProblemWriter.of(beanFactory);
+        return jackson2.get();
     }
 }

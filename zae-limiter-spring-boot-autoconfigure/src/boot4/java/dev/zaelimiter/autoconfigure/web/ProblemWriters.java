@@ -7,6 +7,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.util.ClassUtils;
 
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * How the filters write their problem bodies on Spring Boot 4: with the application's Jackson 3 {@code JsonMapper},
@@ -36,28 +37,35 @@ final class ProblemWriters {
 
     /** For a filter made outside Spring: a plain mapper. */
     static Function<ProblemDetail, byte[]> standalone() {
-        ClassLoader classLoader = ProblemWriters.class.getClassLoader();
-        if (ClassUtils.isPresent(JACKSON_3, classLoader)) {
-            return new Jackson3ProblemWriter(new tools.jackson.databind.json.JsonMapper());
-        }
-        if (ClassUtils.isPresent(JACKSON_2, classLoader)) {
-            return new JacksonProblemWriter(new com.fasterxml.jackson.databind.ObjectMapper());
-        }
-        throw MissingJackson.exception("tools.jackson.core:jackson-databind", "spring-boot-starter-webmvc");
+        return choose(ProblemWriters.class.getClassLoader(), null, "tools.jackson.core:jackson-databind",
+                "spring-boot-starter-webmvc",
+                () -> new Jackson3ProblemWriter(new tools.jackson.databind.json.JsonMapper()),
+                () -> new JacksonProblemWriter(new com.fasterxml.jackson.databind.ObjectMapper()));
     }
 
     private static Function<ProblemDetail, byte[]> forApplication(BeanFactory beanFactory, String preferred,
             String broughtBy) {
         ClassLoader classLoader = beanFactory instanceof ConfigurableBeanFactory configurable
                 ? configurable.getBeanClassLoader() : ProblemWriters.class.getClassLoader();
-        boolean jackson3 = ClassUtils.isPresent(JACKSON_3, classLoader);
-        boolean jackson2 = ClassUtils.isPresent(JACKSON_2, classLoader);
-        if (jackson2 && (!jackson3 || "jackson2".equals(preferred))) {
-            return JacksonProblemWriter.of(beanFactory);
+        return choose(classLoader, preferred, "spring-boot-starter-jackson", broughtBy,
+                () -> Jackson3ProblemWriter.of(beanFactory), () -> JacksonProblemWriter.of(beanFactory));
+    }
+
+    /**
+     * The one place that asks which Jackson is present: Jackson 3, unless only Jackson 2 is there or
+     * {@code preferred} says {@code jackson2}; without either, a failure naming {@code artifact}.
+     */
+    private static Function<ProblemDetail, byte[]> choose(ClassLoader classLoader, String preferred, String artifact,
+            String broughtBy, Supplier<Function<ProblemDetail, byte[]>> jackson3,
+            Supplier<Function<ProblemDetail, byte[]>> jackson2) {
+        boolean has3 = ClassUtils.isPresent(JACKSON_3, classLoader);
+        boolean has2 = ClassUtils.isPresent(JACKSON_2, classLoader);
+        if (has2 && (!has3 || "jackson2".equals(preferred))) {
+            return jackson2.get();
         }
-        if (jackson3) {
-            return Jackson3ProblemWriter.of(beanFactory);
+        if (has3) {
+            return jackson3.get();
         }
-        throw MissingJackson.exception("spring-boot-starter-jackson", broughtBy);
+        throw MissingJackson.exception(artifact, broughtBy);
     }
 }

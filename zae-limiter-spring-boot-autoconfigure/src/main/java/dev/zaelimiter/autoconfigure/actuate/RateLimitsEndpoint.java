@@ -1,13 +1,7 @@
 package dev.zaelimiter.autoconfigure.actuate;
 
-import dev.zaelimiter.AuditEvent;
-import dev.zaelimiter.AuditPage;
-import dev.zaelimiter.AuditQuery;
-import dev.zaelimiter.Usage;
-import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.BucketView;
 import dev.zaelimiter.EntityNotFoundException;
-import dev.zaelimiter.RateLimiterAdmin;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
@@ -30,14 +24,6 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.boot.context.properties.bind.BindException;
-import org.springframework.boot.context.properties.bind.BindHandler;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
-import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
-import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.lang.Nullable;
 
 import java.time.Duration;
@@ -70,11 +56,11 @@ public class RateLimitsEndpoint {
 
     private final RateLimiter limiter;
     private static final int FORBIDDEN = 403;
-    private static final List<String> ACTIONS = List.of("set-limits", "delete-limits", "set-disabled", "pause",
-            "resume", "set-parent");
 
     private final LimitDeclarations declarations;
     private final ZaeLimiterProperties.EndpointWrites writes;
+    private final EndpointChanges changes;
+    private final EndpointReports reports;
 
     /**
      * An endpoint without write operations besides the reset.
@@ -96,6 +82,8 @@ public class RateLimitsEndpoint {
         this.limiter = limiter;
         this.declarations = declarations;
         this.writes = writes;
+        this.changes = new EndpointChanges(limiter);
+        this.reports = new EndpointReports(limiter);
     }
 
     /**
@@ -120,34 +108,17 @@ public class RateLimitsEndpoint {
     public WebEndpointResponse<Map<String, Object>> change(@Selector String action, @Nullable String entity,
             @Nullable String resource, @Nullable String limits, @Nullable String mode,
             @Nullable String duration, @Nullable String parent) {
-        if (!ACTIONS.contains(action)) {
+        EndpointChanges.Action chosen = EndpointChanges.Action.of(action);
+        if (chosen == null) {
             return answer(WebEndpointResponse.STATUS_BAD_REQUEST, "error", "unknown action '" + action + "': "
-                    + String.join(", ", ACTIONS));
+                    + String.join(", ", EndpointChanges.Action.paths()));
         }
-        boolean allowed = switch (action) {
-            case "set-limits", "delete-limits" -> writes.isLimits();
-            case "set-disabled" -> writes.isSwitches();
-            case "pause", "resume" -> writes.isPauses();
-            default -> writes.isParents();
-        };
-        if (!allowed) {
-            return answer(FORBIDDEN, "error", action + " is off; enable it with"
-                    + " zae.limiter.endpoint-writes." + switch (action) {
-                        case "set-limits", "delete-limits" -> "limits";
-                        case "set-disabled" -> "switches";
-                        case "pause", "resume" -> "pauses";
-                        default -> "parents";
-                    } + "=true");
+        if (!chosen.enabledBy(writes)) {
+            return answer(FORBIDDEN, "error", action + " is off; enable it with " + chosen.switchProperty() + "=true");
         }
         try {
-            String done = switch (action) {
-                case "set-limits" -> setLimits(entity, resource, limits);
-                case "delete-limits" -> deleteLimits(entity, resource);
-                case "set-disabled" -> setDisabled(entity, resource, mode);
-                case "pause" -> pause(entity, resource, duration);
-                case "resume" -> resume(entity, resource);
-                default -> setParent(entity, parent);
-            };
+            String done = chosen.run(changes, new EndpointChanges.Request(entity, resource, limits, mode, duration,
+                    parent));
             return answer(WebEndpointResponse.STATUS_OK, "done", done);
         } catch (EntityNotFoundException e) {
             return answer(WebEndpointResponse.STATUS_NOT_FOUND, "error", e.getMessage());
@@ -156,127 +127,6 @@ public class RateLimitsEndpoint {
         }
     }
 
-    private String setLimits(@Nullable String entity, @Nullable String resource, @Nullable String limits) {
-        if (limits == null || limits.isBlank()) {
-            throw new IllegalArgumentException("set-limits needs limits, such as 'rpm.capacity=100; tpm.capacity=5000'");
-        }
-        Map<String, Object> flat = new LinkedHashMap<>();
-        for (String assignment : limits.split(";")) {
-            int equals = assignment.indexOf('=');
-            if (equals < 1) {
-                throw new IllegalArgumentException("limits are name.property=value pairs separated by ';', not '"
-                        + assignment.trim() + "'");
-            }
-            flat.put("limits." + assignment.substring(0, equals).trim(), assignment.substring(equals + 1).trim());
-        }
-        Map<String, ZaeLimiterProperties.LimitDeclaration> bound;
-        try {
-            bound = new Binder(new MapConfigurationPropertySource(flat))
-                    .bind("limits", Bindable.mapOf(String.class, ZaeLimiterProperties.LimitDeclaration.class),
-                            new NoUnboundElementsBindHandler(BindHandler.DEFAULT))
-                    .orElseGet(Map::of);
-        } catch (BindException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof UnboundConfigurationPropertiesException unbound) {
-                throw new IllegalArgumentException("not a limit property: " + unbound.getUnboundProperties().stream()
-                        .map(property -> property.getName().toString()).sorted().toList());
-            }
-            String value = e.getProperty() != null ? " '" + e.getProperty().getValue() + "'" : "";
-            throw new IllegalArgumentException(e.getName() + ": cannot read" + value + " as "
-                    + (e.getTarget().getType().resolve() != null ? "a " + e.getTarget().getType().resolve()
-                            .getSimpleName().toLowerCase(Locale.ROOT) : "this setting")
-                    + (cause != null ? " (" + cause.getMessage() + ")" : ""));
-        }
-        List<Limit> parsed = LimitDeclarations.limitsOf("limits", bound);
-        RateLimiterAdmin admin = limiter.admin();
-        if (entity != null) {
-            admin.setLimits(entity, resource == null ? "_default_" : resource, parsed);
-        } else if (resource != null) {
-            admin.setResourceDefaults(resource, parsed);
-        } else {
-            admin.setSystemDefaults(parsed);
-        }
-        return "limits of " + level(entity, resource) + " set to " + parsed;
-    }
-
-    private String deleteLimits(@Nullable String entity, @Nullable String resource) {
-        RateLimiterAdmin admin = limiter.admin();
-        if (entity != null) {
-            admin.deleteLimits(entity, resource == null ? "_default_" : resource);
-        } else if (resource != null) {
-            admin.deleteResourceDefaults(resource);
-        } else {
-            admin.deleteSystemDefaults();
-        }
-        return "limits of " + level(entity, resource) + " deleted";
-    }
-
-    private String setDisabled(@Nullable String entity, @Nullable String resource, @Nullable String mode) {
-        if (mode == null) {
-            throw new IllegalArgumentException("set-disabled needs mode: enabled, disabled, bypass or inherit");
-        }
-        if (entity == null && resource == null) {
-            throw new IllegalArgumentException("set-disabled needs a resource, or an entity");
-        }
-        RateLimiterAdmin admin = limiter.admin();
-        String level = resource == null ? "_default_" : resource;
-        if (mode.equalsIgnoreCase("inherit")) {
-            if (entity != null) {
-                admin.clearEntityDisabled(entity, level);
-            } else {
-                admin.clearResourceDisabled(resource);
-            }
-            return level(entity, resource) + " inherits its mode";
-        }
-        DisabledMode disabled;
-        try {
-            disabled = DisabledMode.valueOf(mode.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("mode is enabled, disabled, bypass or inherit, not '" + mode + "'");
-        }
-        if (entity != null) {
-            admin.setEntityDisabled(entity, level, disabled);
-        } else {
-            admin.setResourceDisabled(resource, disabled);
-        }
-        return level(entity, resource) + " is " + disabled.name().toLowerCase(Locale.ROOT);
-    }
-
-    private String pause(@Nullable String entity, @Nullable String resource, @Nullable String duration) {
-        if (resource == null || duration == null) {
-            throw new IllegalArgumentException("pause needs a resource and a duration, such as 30s");
-        }
-        Duration length = DurationStyle.detectAndParse(duration);
-        Instant until = entity == null ? limiter.pause(resource, length) : limiter.pause(entity, resource, length);
-        return level(entity, resource) + " paused until " + until;
-    }
-
-    private String resume(@Nullable String entity, @Nullable String resource) {
-        if (resource == null) {
-            throw new IllegalArgumentException("resume needs a resource");
-        }
-        if (entity == null) {
-            limiter.resume(resource);
-        } else {
-            limiter.resume(entity, resource);
-        }
-        return level(entity, resource) + " resumed";
-    }
-
-    private String setParent(@Nullable String entity, @Nullable String parent) {
-        if (entity == null) {
-            throw new IllegalArgumentException("set-parent needs an entity");
-        }
-        limiter.admin().setParent(entity, parent);
-        return "entity " + entity + (parent == null ? " is a root" : " is a child of " + parent);
-    }
-
-    private static String level(@Nullable String entity, @Nullable String resource) {
-        if (entity != null) {
-            return "entity " + entity + " on " + (resource == null ? "_default_" : resource);
-        }
-        return resource == null ? "system" : "resource " + resource;
-    }
 
     private static WebEndpointResponse<Map<String, Object>> answer(int status, String key, String message) {
         Map<String, Object> body = new LinkedHashMap<>();
@@ -362,9 +212,9 @@ public class RateLimitsEndpoint {
             @Nullable String cursor) {
         try {
             return new WebEndpointResponse<>(switch (report) {
-                case "usage" -> usageReport(entity, resource, limit, granularity, from, to);
-                case "top-usage" -> topUsageReport(resource, limit, granularity, from, to, top);
-                case "audit" -> auditReport(entity, resource, scope, from, to, pageSize, cursor);
+                case "usage" -> reports.usageReport(entity, resource, limit, granularity, from, to);
+                case "top-usage" -> reports.topUsageReport(resource, limit, granularity, from, to, top);
+                case "audit" -> reports.auditReport(entity, resource, scope, from, to, pageSize, cursor);
                 case "drift" -> driftReport();
                 default -> throw new InvalidEndpointRequestException("unknown report '" + report
                         + "': usage, top-usage, audit or drift", "unknown report");
@@ -373,74 +223,6 @@ public class RateLimitsEndpoint {
                 | DateTimeParseException e) {
             return answer(WebEndpointResponse.STATUS_BAD_REQUEST, "error", e.getMessage());
         }
-    }
-
-    private Map<String, Object> usageReport(@Nullable String entity, @Nullable String resource,
-            @Nullable String limit, @Nullable String granularity, @Nullable String from, @Nullable String to) {
-        if (entity == null) {
-            throw new InvalidEndpointRequestException("the usage report needs entity", "missing entity");
-        }
-        UsageGranularity g = granularity(granularity);
-        Instant end = to == null ? endOfCurrentPeriod(g) : Instant.parse(to);
-        Instant start = from == null ? defaultStart(g, end) : Instant.parse(from);
-        List<Map<String, Object>> rows = limiter.admin().usage(entity, resource, limit, g, start, end).stream()
-                .map(Usage::toMap).toList();
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("granularity", g.name().toLowerCase(Locale.ROOT));
-        body.put("from", start.toString());
-        body.put("to", end.toString());
-        body.put("usage", rows);
-        return body;
-    }
-
-    private Map<String, Object> topUsageReport(@Nullable String resource, @Nullable String limit,
-            @Nullable String granularity, @Nullable String from, @Nullable String to, @Nullable Integer top) {
-        if (resource == null || limit == null) {
-            throw new InvalidEndpointRequestException("the top-usage report needs resource and limit",
-                    "missing resource or limit");
-        }
-        UsageGranularity g = granularity(granularity);
-        Instant end = to == null ? endOfCurrentPeriod(g) : Instant.parse(to);
-        Instant start = from == null ? defaultStart(g, end) : Instant.parse(from);
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("resource", resource);
-        body.put("limit", limit);
-        body.put("from", start.toString());
-        body.put("to", end.toString());
-        body.put("top", limiter.admin().topUsage(resource, limit, g, start, end, top == null ? 10 : top).stream()
-                .map(Usage::toMap).toList());
-        return body;
-    }
-
-    private Map<String, Object> auditReport(@Nullable String entity, @Nullable String resource,
-            @Nullable String scope, @Nullable String from, @Nullable String to, @Nullable Integer pageSize,
-            @Nullable String cursor) {
-        AuditQuery query;
-        if (entity != null) {
-            query = resource == null ? AuditQuery.entity(entity) : AuditQuery.entity(entity, resource);
-        } else if (resource != null) {
-            query = AuditQuery.resource(resource);
-        } else if ("system".equals(scope)) {
-            query = AuditQuery.system();
-        } else if (scope == null || "all".equals(scope)) {
-            query = AuditQuery.all();
-        } else {
-            throw new InvalidEndpointRequestException("scope is system or all, or name an entity or a resource",
-                    "bad scope");
-        }
-        query = query.between(from == null ? null : Instant.parse(from), to == null ? null : Instant.parse(to))
-                .pageSize(pageSize == null ? AuditQuery.DEFAULT_PAGE_SIZE : pageSize).after(cursor);
-        AuditPage page = limiter.admin().audit(query);
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("events", page.events().stream().map(event -> {
-            Map<String, Object> fields = event.toMap();
-            fields.values().removeIf(Objects::isNull);
-            return fields;
-        }).toList());
-        if (page.nextCursor() != null) {
-            body.put("next_cursor", page.nextCursor());
-        }
-        return body;
     }
 
     private Map<String, Object> driftReport() {
@@ -465,25 +247,6 @@ public class RateLimitsEndpoint {
         }).toList());
         body.put("warnings", plan.warnings());
         return body;
-    }
-
-    private static UsageGranularity granularity(@Nullable String granularity) {
-        if (granularity == null || granularity.equalsIgnoreCase("hour")) {
-            return UsageGranularity.HOUR;
-        }
-        if (granularity.equalsIgnoreCase("day")) {
-            return UsageGranularity.DAY;
-        }
-        throw new InvalidEndpointRequestException("granularity is hour or day, not '" + granularity + "'",
-                "bad granularity");
-    }
-
-    private Instant endOfCurrentPeriod(UsageGranularity granularity) {
-        return Instant.ofEpochMilli(granularity.periodStart(limiter.clock().millis()) + granularity.millis());
-    }
-
-    private static Instant defaultStart(UsageGranularity granularity, Instant end) {
-        return end.minus(granularity == UsageGranularity.HOUR ? Duration.ofHours(24) : Duration.ofDays(30));
     }
 
     private static String join(String[] segments) {

@@ -3,7 +3,7 @@ package dev.zaelimiter.autoconfigure.aop;
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.ValidationException;
-import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.Names;
 import dev.zaelimiter.spring.RateLimitedExpressionRoot;
 import dev.zaelimiter.spring.UpstreamRetryAfter;
 import org.springframework.expression.EvaluationContext;
@@ -181,7 +181,7 @@ final class RateLimitedMethod {
                         + ": the entity expression '" + entity.source() + "' must give a non-blank entity id");
             }
             try {
-                return Identifiers.entityId("entityId", id);
+                return Names.entityId("entityId", id);
             } catch (ValidationException e) {
                 throw new RateLimitedEntityException(resource, entity.source(), id, false, where
                         + ": the entity expression '" + entity.source() + "' gave an invalid entity id: "

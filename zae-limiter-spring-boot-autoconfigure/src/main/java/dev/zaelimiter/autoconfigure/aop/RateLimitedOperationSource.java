@@ -1,6 +1,6 @@
 package dev.zaelimiter.autoconfigure.aop;
 
-import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.Names;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.spring.Consume;
 import dev.zaelimiter.spring.RateLimited;
@@ -200,7 +200,7 @@ public class RateLimitedOperationSource {
                 + "\") on " + description;
         String resource;
         try {
-            resource = Identifiers.resource("resource", annotation.resource());
+            resource = Names.resource("resource", annotation.resource());
         } catch (ValidationException e) {
             throw invalid(where, e.getMessage(), e);
         }
@@ -215,7 +215,7 @@ public class RateLimitedOperationSource {
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < consume.length; i++) {
             try {
-                limits[i] = Identifiers.limitName("consume.limit", consume[i].limit());
+                limits[i] = Names.limitName("consume.limit", consume[i].limit());
             } catch (ValidationException e) {
                 throw invalid(where, e.getMessage(), e);
             }

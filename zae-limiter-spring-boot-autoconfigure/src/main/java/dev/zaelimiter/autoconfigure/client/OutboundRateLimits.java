@@ -1,7 +1,6 @@
 package dev.zaelimiter.autoconfigure.client;
 
 import dev.zaelimiter.RateLimiter;
-import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.autoconfigure.InvalidDeclarationException;
 
 import java.util.LinkedHashMap;
@@ -34,24 +33,16 @@ public class OutboundRateLimits {
 
     private static OutboundTarget compile(String name, ZaeLimiterClientProperties.Target target) {
         String path = "zae.limiter.client.targets." + name;
-        try {
-            ZaeLimiterClientProperties.Entity entity = target.getEntity() == null
-                    ? new ZaeLimiterClientProperties.Entity() : target.getEntity();
-            return new OutboundTarget(name, target.getResource(), entity.getId(), entity.getAttribute(),
-                    target.getConsume(), target.getMaxWait(), target.getPause(),
-                    target.getPauseOn() == null ? null : Set.copyOf(target.getPauseOn()), target.getAdjustFrom(),
-                    target.getMaxPause(), target.getOnUnavailable());
-        } catch (ValidationException e) {
-            String field = switch (e.field()) {
-                case "resource" -> ".resource";
-                case "entity", "entityId" -> ".entity";
-                case "maxWait" -> ".max-wait";
-                case "adjustFrom" -> ".adjust-from";
-                case "maxPause" -> ".max-pause";
-                default -> e.field().startsWith("consume") ? ".consume" : "";
-            };
-            throw new InvalidDeclarationException(path + field, e.getMessage());
-        }
+        ZaeLimiterClientProperties.Entity entity = target.getEntity() == null
+                ? new ZaeLimiterClientProperties.Entity() : target.getEntity();
+        return InvalidDeclarationException.check(e -> switch (e.field()) {
+            case "entityId" -> path + ".entity";
+            default -> e.field().startsWith("consume") ? path + ".consume"
+                    : InvalidDeclarationException.property(path, e.field());
+        }, () -> new OutboundTarget(name, target.getResource(), entity.getId(), entity.getAttribute(),
+                target.getConsume(), target.getMaxWait(), target.getPause(),
+                target.getPauseOn() == null ? null : Set.copyOf(target.getPauseOn()), target.getAdjustFrom(),
+                target.getMaxPause(), target.getOnUnavailable()));
     }
 
     /** The declared targets, by name. */

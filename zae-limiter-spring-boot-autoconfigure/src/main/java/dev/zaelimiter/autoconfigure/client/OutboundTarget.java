@@ -2,7 +2,7 @@ package dev.zaelimiter.autoconfigure.client;
 
 import dev.zaelimiter.Unavailable;
 import dev.zaelimiter.ValidationException;
-import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.Names;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -58,7 +58,7 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
 
     public OutboundTarget {
         Objects.requireNonNull(name, "name");
-        Identifiers.resource("resource", resource);
+        Names.resource("resource", resource);
         entityId = entityId == null || entityId.isBlank() ? null : entityId;
         entityAttribute = entityAttribute == null || entityAttribute.isBlank() ? null : entityAttribute;
         if ((entityId == null) == (entityAttribute == null)) {
@@ -66,11 +66,11 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
                     + " entity id and a request attribute that carries it");
         }
         if (entityId != null) {
-            Identifiers.entityId("entityId", entityId);
+            Names.entityId("entityId", entityId);
         }
         consume = Map.copyOf(consume == null ? Map.of() : consume);
         consume.forEach((limit, amount) -> {
-            Identifiers.limitName("consume", limit);
+            Names.limitName("consume", limit);
             if (amount == null || amount < 0) {
                 throw new ValidationException("consume." + limit, amount, "an amount is a whole number, 0 or more");
             }
@@ -82,7 +82,7 @@ public record OutboundTarget(String name, String resource, String entityId, Stri
         pause = pause == null ? PauseScope.RESOURCE : pause;
         pauseOn = Set.copyOf(pauseOn == null ? DEFAULT_PAUSE_ON : pauseOn);
         adjustFrom = Map.copyOf(adjustFrom == null ? Map.of() : adjustFrom);
-        adjustFrom.keySet().forEach(limit -> Identifiers.limitName("adjustFrom", limit));
+        adjustFrom.keySet().forEach(limit -> Names.limitName("adjustFrom", limit));
         maxPause = maxPause == null ? DEFAULT_MAX_PAUSE : maxPause;
         if (maxPause.isNegative() || maxPause.isZero()) {
             throw new ValidationException("maxPause", maxPause, "the longest upstream pause must be more than zero");

@@ -1,5 +1,6 @@
 package dev.zaelimiter.autoconfigure.web;
 
+import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.BindException;
@@ -13,6 +14,7 @@ class OnWebRulesCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+        ConditionMessage.Builder message = ConditionMessage.forCondition("zae-limiter web rules");
         boolean any;
         try {
             any = Binder.get(context.getEnvironment())
@@ -22,9 +24,9 @@ class OnWebRulesCondition extends SpringBootCondition {
         } catch (BindException e) {
             // rules that do not bind (a misspelled key, a list entry overridden from the environment): the
             // unknown-key check and the binding of the properties report them once the conditions are evaluated
-            return ConditionOutcome.match("zae.limiter.web.rules has entries that do not bind yet");
+            return ConditionOutcome.match(message.because("zae.limiter.web.rules has entries that do not bind yet"));
         }
-        return any ? ConditionOutcome.match("zae.limiter.web.rules has rules")
-                : ConditionOutcome.noMatch("no rules under zae.limiter.web.rules");
+        return any ? ConditionOutcome.match(message.found("rules").items("under zae.limiter.web.rules"))
+                : ConditionOutcome.noMatch(message.didNotFind("rules").items("under zae.limiter.web.rules"));
     }
 }

@@ -80,14 +80,9 @@ public class RateLimitFilter extends OncePerRequestFilter {
         this.problemWriter = Objects.requireNonNull(problemWriter, "problemWriter");
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.rules = RateLimitRule.compile(properties).toArray(RateLimitRule[]::new);
-        this.ietfHeaders = properties.getHeaders() != ZaeLimiterWebProperties.Headers.NONE;
-        if (properties.getUnavailableRetryAfter() == null || properties.getUnavailableRetryAfter().isNegative()) {
-            throw new InvalidDeclarationException("zae.limiter.web.unavailable-retry-after", "a duration of zero"
-                    + " or more is required, such as 1s");
-        }
-        long unavailableRetryAfter = RateLimitResponses.seconds(properties.getUnavailableRetryAfter());
+        this.ietfHeaders = RateLimitHeaders.ietf(properties);
         this.refusals = new RateLimitRefusals(Objects.requireNonNull(problems, "problems"), ietfHeaders,
-                unavailableRetryAfter);
+                RateLimitHeaders.unavailableRetryAfter(properties));
     }
 
     /**

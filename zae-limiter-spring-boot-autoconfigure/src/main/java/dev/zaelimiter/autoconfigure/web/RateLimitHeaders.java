@@ -1,6 +1,7 @@
 package dev.zaelimiter.autoconfigure.web;
 
 import dev.zaelimiter.LimitStatus;
+import dev.zaelimiter.autoconfigure.InvalidDeclarationException;
 
 import java.time.Duration;
 import java.util.List;
@@ -28,6 +29,25 @@ final class RateLimitHeaders {
     }
 
     private RateLimitHeaders() {
+    }
+
+    /** Whether responses carry the IETF headers: unless {@code zae.limiter.web.headers=none}. */
+    static boolean ietf(ZaeLimiterWebProperties properties) {
+        return properties.getHeaders() != ZaeLimiterWebProperties.Headers.NONE;
+    }
+
+    /**
+     * The {@code Retry-After} seconds of a 503 when the store is unavailable.
+     *
+     * @throws InvalidDeclarationException when {@code zae.limiter.web.unavailable-retry-after} is missing or negative
+     */
+    static long unavailableRetryAfter(ZaeLimiterWebProperties properties) {
+        Duration retryAfter = properties.getUnavailableRetryAfter();
+        if (retryAfter == null || retryAfter.isNegative()) {
+            throw new InvalidDeclarationException("zae.limiter.web.unavailable-retry-after", "a duration of zero"
+                    + " or more is required, such as 1s");
+        }
+        return seconds(retryAfter);
     }
 
     /** Whole seconds, rounded up, at least 1: the delay-seconds of Retry-After and of the {@code t} parameter. */

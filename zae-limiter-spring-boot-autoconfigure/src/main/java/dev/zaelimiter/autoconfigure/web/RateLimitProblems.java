@@ -4,6 +4,7 @@ import dev.zaelimiter.LimitStatus;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.ResourcePausedException;
 import dev.zaelimiter.UnsatisfiableRequestException;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.MessageSource;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -86,6 +87,16 @@ public final class RateLimitProblems {
     public RateLimitProblems(@Nullable MessageSource messages, boolean includeDetails) {
         this.messages = messages;
         this.includeDetails = includeDetails;
+    }
+
+    /**
+     * The application's {@code RateLimitProblems} bean, or one with its {@link MessageSource} and
+     * {@code zae.limiter.web.problem.include-details}: what every auto-configured filter and handler uses.
+     */
+    static RateLimitProblems of(ObjectProvider<RateLimitProblems> problems, ObjectProvider<MessageSource> messages,
+            ZaeLimiterWebProperties properties) {
+        return problems.getIfAvailable(() -> new RateLimitProblems(messages.getIfAvailable(),
+                properties.getProblem().isIncludeDetails()));
     }
 
     /** Whether bodies carry entity ids, capacities, balances and requested amounts. */

@@ -1,10 +1,9 @@
 package dev.zaelimiter.autoconfigure.web;
 
 import dev.zaelimiter.AcquireRequest;
-import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.Names;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.Unavailable;
-import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.autoconfigure.InvalidDeclarationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -256,7 +255,7 @@ final class RateLimitRule {
             throw new InvalidDeclarationException(path + ".resource", "a rule needs the resource whose limits its"
                     + " requests consume, such as 'api'");
         }
-        check(path + ".resource", () -> Identifiers.resource("resource", resource));
+        InvalidDeclarationException.check(path + ".resource", () -> Names.resource("resource", resource));
         Map<String, Long> consume = consume(path + ".consume", rule.getConsume());
         Duration maxWait = rule.getMaxWait() == null ? Duration.ZERO : rule.getMaxWait();
         if (maxWait.isNegative()) {
@@ -271,7 +270,7 @@ final class RateLimitRule {
         }
         String defaultId = entity.getDefault();
         if (defaultId != null) {
-            check(entityPath + ".default", () -> Identifiers.entityId("default", defaultId));
+            InvalidDeclarationException.check(entityPath + ".default", () -> Names.entityId("default", defaultId));
         }
         EntityHasher hasher = hasher(entityPath + ".hash", entity.getHash());
         String sourceName = entity.getSource() == null ? null : entity.getSource().trim().toLowerCase(Locale.ROOT);
@@ -364,7 +363,7 @@ final class RateLimitRule {
         Map<String, Long> result = new LinkedHashMap<>();
         consume.forEach((name, amount) -> {
             String itemPath = path + "." + name;
-            check(itemPath, () -> Identifiers.limitName("limit name", name));
+            InvalidDeclarationException.check(itemPath, () -> Names.limitName("limit name", name));
             if (amount == null || amount < 0 || amount > Limit.MAX_TOKENS) {
                 throw new InvalidDeclarationException(itemPath, "an amount is a whole number from 0 to "
                         + Limit.MAX_TOKENS + ", found " + amount);
@@ -443,17 +442,5 @@ final class RateLimitRule {
             }
         }
         return !name.isEmpty();
-    }
-
-    private interface Check {
-        void run();
-    }
-
-    private static void check(String path, Check check) {
-        try {
-            check.run();
-        } catch (ValidationException e) {
-            throw new InvalidDeclarationException(path, e.getMessage());
-        }
     }
 }

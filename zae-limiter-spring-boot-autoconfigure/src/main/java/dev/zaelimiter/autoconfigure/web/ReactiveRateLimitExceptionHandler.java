@@ -50,11 +50,9 @@ public class ReactiveRateLimitExceptionHandler {
     static ReactiveRateLimitExceptionHandler of(ZaeLimiterWebProperties properties,
             org.springframework.beans.factory.ObjectProvider<RateLimitProblems> problems,
             org.springframework.beans.factory.ObjectProvider<org.springframework.context.MessageSource> messageSource) {
-        return new ReactiveRateLimitExceptionHandler(properties.getHeaders() == ZaeLimiterWebProperties.Headers.IETF,
-                problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
-                        properties.getProblem().isIncludeDetails())),
-                properties.getUnavailableRetryAfter() == null ? 1
-                        : RateLimitHeaders.seconds(properties.getUnavailableRetryAfter()));
+        return new ReactiveRateLimitExceptionHandler(RateLimitHeaders.ietf(properties),
+                RateLimitProblems.of(problems, messageSource, properties),
+                RateLimitHeaders.unavailableRetryAfter(properties));
     }
 
     @ExceptionHandler(RateLimitExceededException.class)

@@ -57,13 +57,9 @@ public class ReactiveRateLimitFilter implements WebFilter, Ordered {
         this.limiter = Objects.requireNonNull(limiter, "limiter");
         this.problemWriter = Objects.requireNonNull(problemWriter, "problemWriter");
         this.rules = RateLimitRule.compile(properties).toArray(RateLimitRule[]::new);
-        this.ietfHeaders = properties.getHeaders() != ZaeLimiterWebProperties.Headers.NONE;
-        if (properties.getUnavailableRetryAfter() == null || properties.getUnavailableRetryAfter().isNegative()) {
-            throw new InvalidDeclarationException("zae.limiter.web.unavailable-retry-after", "a duration of zero"
-                    + " or more is required, such as 1s");
-        }
+        this.ietfHeaders = RateLimitHeaders.ietf(properties);
         this.refusals = new RateLimitRefusals(Objects.requireNonNull(problems, "problems"), ietfHeaders,
-                RateLimitHeaders.seconds(properties.getUnavailableRetryAfter()));
+                RateLimitHeaders.unavailableRetryAfter(properties));
         this.order = properties.getFilterOrder();
     }
 

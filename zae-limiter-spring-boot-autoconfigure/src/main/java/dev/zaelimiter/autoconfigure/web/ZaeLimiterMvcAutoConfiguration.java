@@ -31,10 +31,8 @@ public class ZaeLimiterMvcAutoConfiguration {
     @ConditionalOnMissingBean
     public RateLimitExceptionHandler zaeLimiterExceptionHandler(ZaeLimiterWebProperties properties,
             ObjectProvider<RateLimitProblems> problems, ObjectProvider<MessageSource> messageSource) {
-        return new RateLimitExceptionHandler(properties.getHeaders() == ZaeLimiterWebProperties.Headers.IETF,
-                problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
-                        properties.getProblem().isIncludeDetails())),
-                properties.getUnavailableRetryAfter() == null ? 1
-                        : RateLimitResponses.seconds(properties.getUnavailableRetryAfter()));
+        return new RateLimitExceptionHandler(RateLimitHeaders.ietf(properties),
+                RateLimitProblems.of(problems, messageSource, properties),
+                RateLimitHeaders.unavailableRetryAfter(properties));
     }
 }

@@ -41,8 +41,7 @@ public class ZaeLimiterWebAutoConfiguration {
             ZaeLimiterWebProperties properties, ObjectProvider<RateLimitProblems> problems,
             ObjectProvider<MessageSource> messageSource, BeanFactory beanFactory, Environment environment) {
         RateLimitFilter filter = new RateLimitFilter(rateLimiter, properties,
-                problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
-                        properties.getProblem().isIncludeDetails())),
+                RateLimitProblems.of(problems, messageSource, properties),
                 ProblemWriters.servlet(beanFactory, environment));
         FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("rateLimitFilter");

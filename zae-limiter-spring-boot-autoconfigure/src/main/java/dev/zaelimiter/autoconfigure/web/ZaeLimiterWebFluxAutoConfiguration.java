@@ -39,8 +39,7 @@ public class ZaeLimiterWebFluxAutoConfiguration {
             ZaeLimiterWebProperties properties, ObjectProvider<RateLimitProblems> problems,
             ObjectProvider<MessageSource> messageSource, BeanFactory beanFactory, Environment environment) {
         return new ReactiveRateLimitFilter(reactiveRateLimiter, properties,
-                problems.getIfAvailable(() -> new RateLimitProblems(messageSource.getIfAvailable(),
-                        properties.getProblem().isIncludeDetails())),
+                RateLimitProblems.of(problems, messageSource, properties),
                 ProblemWriters.reactive(beanFactory, environment));
     }
 }

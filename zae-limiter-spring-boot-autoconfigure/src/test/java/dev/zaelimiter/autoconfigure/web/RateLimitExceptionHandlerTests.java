@@ -97,4 +97,25 @@ class RateLimitExceptionHandlerTests {
                 .run(context -> assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class));
     }
 
+    @Test
+    void refusesANegativeUnavailableRetryAfterAsTheFilterDoes() {
+        runner.withPropertyValues("zae.limiter.web.unavailable-retry-after=-1s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .isInstanceOf(dev.zaelimiter.autoconfigure.InvalidDeclarationException.class)
+                    .hasMessageStartingWith("zae.limiter.web.unavailable-retry-after: a duration of zero or more");
+        });
+    }
+
+    @Test
+    void sendsOnlyRetryAfterWithHeadersNoneAsTheFilterDoes() {
+        runner.withPropertyValues("zae.limiter.web.headers=none").run(context -> {
+            MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+            mvc.perform(get("/reports"));
+            mvc.perform(get("/reports"));
+            mvc.perform(get("/reports")).andExpect(status().isTooManyRequests())
+                    .andExpect(header().string("Retry-After", "30"))
+                    .andExpect(header().doesNotExist("RateLimit-Policy"));
+        });
+    }
 }
