@@ -177,26 +177,27 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         }
 
         /**
-         * Forgets the bucket's state when its life ended by {@code now} under {@code limits} ({@link BucketLife}):
-         * it is then new, its consumption counters restarting, as the DynamoDB store reads an item past its horizon.
+         * Forgets the bucket's state when its life ended by {@code now} ({@link BucketLife}): it is then new, its
+         * consumption counters restarting, as the DynamoDB store reads an item past its horizon. The bucket is
+         * judged under the limits it is kept under, never a call's override: a bucket that owes lives on.
          */
-        void endIfOver(List<Limit> limits, long now) {
-            if (states != null && ended(limits, now)) {
+        void endIfOver(long now) {
+            if (states != null && ended(now)) {
                 states = null;
             }
         }
 
         /**
-         * Whether the written bucket's life ended by {@code now} under {@code limits}: its horizon, from its last
-         * write and the limits it was written under (what the DynamoDB store writes into the item), has come and it
-         * is full. No horizon is less than {@link BucketLife#MIN_HORIZON_MILLIS}, which spares the busy buckets the
+         * Whether the written bucket's life ended by {@code now}: its horizon, from its last write and the limits it
+         * was written under (what the DynamoDB store writes into the item), has come and it is full under those
+         * limits. No horizon is less than {@link BucketLife#MIN_HORIZON_MILLIS}, which spares the busy buckets the
          * computation.
          */
-        boolean ended(List<Limit> limits, long now) {
+        boolean ended(long now) {
             if (now - lastRefillMillis < BucketLife.MIN_HORIZON_MILLIS) {
                 return false;
             }
-            long endsAfter = BucketLife.endsAfter(this.limits, lastRefillMillis);
+            long endsAfter = BucketLife.endsAfter(limits, lastRefillMillis);
             return endsAfter <= now && BucketLife.ended(endsAfter, state().refilled(limits, now), limits, now);
         }
 
@@ -508,7 +509,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                     continue;
                 }
                 List<Limit> limits = debit.limits();
-                cell.endIfOver(limits, now);
+                cell.endIfOver(now);
                 BucketState stored = cell.state();
                 BucketState state = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 boolean admitted = debit.countOnly() || state.admits(limits, debit.amountsMilli());
@@ -553,7 +554,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                     buckets.replace(key, cell, counting);
                     continue;
                 }
-                cell.endIfOver(limits, now);
+                cell.endIfOver(now);
                 admitted = cell.holdsOne()
                         ? takeSingle(cell, limits, amountMilli, countOnly, now, outcome)
                         : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome);
@@ -716,7 +717,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                     continue;
                 }
                 List<Limit> limits = debit.limits();
-                cell.endIfOver(limits, now);
+                cell.endIfOver(now);
                 BucketState stored = cell.state();
                 BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 store(cell, refilled.adjusted(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId()),
@@ -785,7 +786,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             }
             synchronized (cell) {
                 if (!cell.retired) {
-                    return cell.states == null || cell.ended(limits, now) ? null : cell.state();
+                    return cell.states == null || cell.ended(now) ? null : cell.state();
                 }
             }
         }
@@ -834,7 +835,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 if (cell.retired || onlyIdle && cell.states != null && cell.lastRefillMillis >= writtenBefore) {
                     continue;
                 }
-                if (cell.states == null || cell.ended(cell.limits, now)) {
+                if (cell.states == null || cell.ended(now)) {
                     cell.retire(pendingUsage, entry.getKey());
                     buckets.remove(entry.getKey(), cell);
                     evicted++;
@@ -875,7 +876,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         BucketState[] states = new BucketState[cells.length];
         for (int i = 0; i < cells.length; i++) {
             List<Limit> limits = debits.get(i).limits();
-            cells[i].endIfOver(limits, now);
+            cells[i].endIfOver(now);
             BucketState state = cells[i].state();
             states[i] = state == null ? BucketState.fresh(limits, now) : state.refilled(limits, now);
         }
