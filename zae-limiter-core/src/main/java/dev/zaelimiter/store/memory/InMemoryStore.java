@@ -42,8 +42,8 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  * A {@link LimiterStore} in the heap of one process. Each bucket has its own monitor, so calls on different buckets
  * never wait for each other; a call that spans two buckets (a cascade) locks them in key order. A bucket whose life
  * ended ({@link BucketLife}: full at or after its horizon) is new, as it is in the DynamoDB store: it is forgotten
- * when next touched, and such buckets are evicted once in a while, which bounds memory to the buckets in use
- * without changing any answer.
+ * when next touched, and such buckets are evicted once in a while without changing any answer. A full bucket is
+ * kept until its horizon (at least an hour), so memory holds the buckets written within their horizon.
  */
 public final class InMemoryStore implements LimiterStore, LocalBuckets {
 
