@@ -85,7 +85,7 @@ class SoftOverageAndMeterDocsTests {
         while (row.find()) {
             TreeSet<String> tags = new TreeSet<>();
             // tag names are the backquoted words outside parentheses (which list values), and the optional entity
-            Matcher tag = Pattern.compile("`([a-z_]+)`").matcher(row.group(2).replace("(and `entity` when enabled)", "`entity`")
+            Matcher tag = Pattern.compile("`([a-z_-]+)`").matcher(row.group(2).replace("(and `entity` when enabled)", "`entity`")
                     .replaceAll("\\([^)]*\\)", ""));
             while (tag.find()) {
                 tags.add(tag.group(1));
