@@ -177,28 +177,28 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         }
 
         /**
-         * Forgets the bucket's state when its life ended by {@code now} ({@link BucketLife}): it is then new, its
-         * consumption counters restarting, as the DynamoDB store reads an item past its horizon. The bucket is
-         * judged under the limits it is kept under, never a call's override: a bucket that owes lives on.
+         * Forgets the bucket's state when its life ended by {@code now} under {@code kept}, the limits the bucket is
+         * kept under ({@link BucketLife}): it is then new, its consumption counters restarting, as the DynamoDB store
+         * reads an item past its horizon. Never judged under a call's override: a bucket that owes lives on.
          */
-        void endIfOver(long now) {
-            if (states != null && ended(now)) {
+        void endIfOver(List<Limit> kept, long now) {
+            if (states != null && ended(kept, now)) {
                 states = null;
             }
         }
 
         /**
-         * Whether the written bucket's life ended by {@code now}: its horizon, from its last write and the limits it
-         * was written under (what the DynamoDB store writes into the item), has come and it is full under those
-         * limits. No horizon is less than {@link BucketLife#MIN_HORIZON_MILLIS}, which spares the busy buckets the
-         * computation.
+         * Whether the written bucket's life ended by {@code now} under {@code kept}, the limits the bucket is kept
+         * under now (never a call's override): its horizon, from its last write and the limits it was written under
+         * (what the DynamoDB store writes into the item), has come and it is full under {@code kept}. No horizon is
+         * less than {@link BucketLife#MIN_HORIZON_MILLIS}, which spares the busy buckets the computation.
          */
-        boolean ended(long now) {
+        boolean ended(List<Limit> kept, long now) {
             if (now - lastRefillMillis < BucketLife.MIN_HORIZON_MILLIS) {
                 return false;
             }
             long endsAfter = BucketLife.endsAfter(limits, lastRefillMillis);
-            return endsAfter <= now && BucketLife.ended(endsAfter, state().refilled(limits, now), limits, now);
+            return endsAfter <= now && BucketLife.ended(endsAfter, state().refilled(kept, now), kept, now);
         }
 
         /** Hands any usage counts this bucket holds to {@code pending}, before it goes. */
@@ -509,7 +509,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                     continue;
                 }
                 List<Limit> limits = debit.limits();
-                cell.endIfOver(now);
+                cell.endIfOver(debit.kept(), now);
                 BucketState stored = cell.state();
                 BucketState state = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 boolean admitted = debit.countOnly() || state.admits(limits, debit.amountsMilli());
@@ -554,7 +554,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                     buckets.replace(key, cell, counting);
                     continue;
                 }
-                cell.endIfOver(now);
+                cell.endIfOver(limits, now);
                 admitted = cell.holdsOne()
                         ? takeSingle(cell, limits, amountMilli, countOnly, now, outcome)
                         : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome);
@@ -717,7 +717,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                     continue;
                 }
                 List<Limit> limits = debit.limits();
-                cell.endIfOver(now);
+                cell.endIfOver(debit.kept(), now);
                 BucketState stored = cell.state();
                 BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 store(cell, refilled.adjusted(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId()),
@@ -731,7 +731,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
         List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
         for (BucketDebit debit : debits) {
-            BucketState state = stored(debit.key(), debit.limits(), now);
+            BucketState state = stored(debit.key(), debit.kept(), now);
             BucketState refilled = state == null
                     ? BucketState.fresh(debit.limits(), now)
                     : state.refilled(debit.limits(), now);
@@ -776,9 +776,10 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
     /**
      * The state of the bucket {@code key} as stored, or {@code null} when the store holds none. A retired cell was
      * evicted (then the map no longer has it) or replaced by a counting copy (then the map has the copy): either way
-     * the map is asked again.
+     * the map is asked again. A bucket whose life ended by {@code now} under {@code kept} (the limits it is kept
+     * under) counts as none.
      */
-    private BucketState stored(BucketKey key, List<Limit> limits, long now) {
+    private BucketState stored(BucketKey key, List<Limit> kept, long now) {
         while (true) {
             Cell cell = buckets.get(key);
             if (cell == null) {
@@ -786,7 +787,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
             }
             synchronized (cell) {
                 if (!cell.retired) {
-                    return cell.states == null || cell.ended(now) ? null : cell.state();
+                    return cell.states == null || cell.ended(kept, now) ? null : cell.state();
                 }
             }
         }
@@ -835,7 +836,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
                 if (cell.retired || onlyIdle && cell.states != null && cell.lastRefillMillis >= writtenBefore) {
                     continue;
                 }
-                if (cell.states == null || cell.ended(now)) {
+                if (cell.states == null || cell.ended(cell.limits, now)) {
                     cell.retire(pendingUsage, entry.getKey());
                     buckets.remove(entry.getKey(), cell);
                     evicted++;
@@ -876,7 +877,7 @@ public final class InMemoryStore implements LimiterStore, LocalBuckets {
         BucketState[] states = new BucketState[cells.length];
         for (int i = 0; i < cells.length; i++) {
             List<Limit> limits = debits.get(i).limits();
-            cells[i].endIfOver(now);
+            cells[i].endIfOver(debits.get(i).kept(), now);
             BucketState state = cells[i].state();
             states[i] = state == null ? BucketState.fresh(limits, now) : state.refilled(limits, now);
         }
