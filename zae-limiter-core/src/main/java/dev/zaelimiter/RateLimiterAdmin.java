@@ -359,6 +359,9 @@ public final class RateLimiterAdmin {
         if (level.cascade() != null) {
             set.add("cascade " + level.cascade());
         }
+        if (level.pausedUntil() != null) {
+            set.add("paused until " + java.time.Instant.ofEpochMilli(level.pausedUntil()));
+        }
         return set.isEmpty() ? null : String.join(", ", set);
     }
 

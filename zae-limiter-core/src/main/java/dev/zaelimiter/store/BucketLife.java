@@ -4,6 +4,7 @@ import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 
+import java.math.BigInteger;
 import java.util.List;
 
 /**
@@ -42,9 +43,7 @@ public final class BucketLife {
         long horizon = MIN_HORIZON_MILLIS;
         for (Limit limit : limits) {
             if (limit.refillAmount() > 0) {
-                long fill = Math.multiplyHigh(Limits.capacityMilli(limit), Limits.refillPeriodMillis(limit)) == 0
-                        ? Limits.capacityMilli(limit) * Limits.refillPeriodMillis(limit) / Limits.refillAmountMilli(limit)
-                        : Long.MAX_VALUE / 4;
+                long fill = fillMillis(limit);
                 horizon = Math.max(horizon, Math.min(Long.MAX_VALUE / 4, 2 * fill + HOUR));
             } else if (limit.resetAfter().isPresent()) {
                 horizon = Math.max(horizon, 2 * limit.resetAfter().get().toMillis() + HOUR);
@@ -54,6 +53,20 @@ public final class BucketLife {
             }
         }
         return Math.min(horizon, CAP);
+    }
+
+    /** How long {@code limit} takes to fill from empty, exactly, at most {@code Long.MAX_VALUE / 4}. */
+    private static long fillMillis(Limit limit) {
+        long capacity = Limits.capacityMilli(limit);
+        long period = Limits.refillPeriodMillis(limit);
+        long product = capacity * period;
+        if (Math.multiplyHigh(capacity, period) == 0 && product >= 0) {
+            return product / Limits.refillAmountMilli(limit);
+        }
+        // the product needs more than 63 bits (a large capacity over a long period): divide it exactly
+        return BigInteger.valueOf(capacity).multiply(BigInteger.valueOf(period))
+                .divide(BigInteger.valueOf(Limits.refillAmountMilli(limit)))
+                .min(BigInteger.valueOf(Long.MAX_VALUE / 4)).longValueExact();
     }
 
     /**

@@ -43,9 +43,13 @@ final class LimiterStoreConfigurations {
     @Conditional(DynamoDbChosen.class)
     static class DynamoDb {
 
-        @Bean
+        /** The name of the store bean this configuration makes. */
+        static final String STORE_BEAN = "limiterStore";
+
+        @Bean(STORE_BEAN)
         DynamoDbStore limiterStore(DynamoDbClient dynamoDbClient, ZaeLimiterProperties properties,
-                ObjectProvider<Clock> clock, Environment environment, ObjectProvider<StoreSetup> setup) {
+                ObjectProvider<Clock> clock, Environment environment, ObjectProvider<StoreSetup> setup,
+                org.springframework.beans.factory.config.ConfigurableListableBeanFactory beanFactory) {
             ZaeLimiterProperties.DynamoDb dynamodb = properties.getDynamodb();
             String name = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
             String table = name.startsWith("arn:") ? name : tablePrefix(environment) + name;
@@ -70,6 +74,10 @@ final class LimiterStoreConfigurations {
             StoreSetup deferred = setup.getIfUnique();
             if (deferred != null) {
                 deferred.manages(store);
+                // the set-up uses the store until it is closed: close it first, the store after
+                for (String setupBean : beanFactory.getBeanNamesForType(StoreSetup.class, false, false)) {
+                    beanFactory.registerDependentBean(STORE_BEAN, setupBean);
+                }
             }
             if (dynamodb.isCreateTable()) {
                 try {

@@ -43,10 +43,13 @@ public final class StoreSetup implements AutoCloseable {
     private volatile String failed;
     private volatile int attempts;
     private volatile Instant nextAttempt;
-    private RateLimiterAdmin admin;
+    private volatile RateLimiterAdmin admin;
     private volatile LimiterStore managed;
-    private ScheduledExecutorService retries;
-    private boolean closed;
+    /** Created under this object's monitor, which is never held while the store is asked. */
+    private volatile ScheduledExecutorService retries;
+    private volatile boolean closed;
+    /** Keeps attempts one at a time (startup, then the retry thread) without holding this object's monitor. */
+    private final Object attempting = new Object();
 
     StoreSetup(LimitDeclarations declarations, Unavailable policy) {
         this.declarations = declarations;
@@ -80,9 +83,9 @@ public final class StoreSetup implements AutoCloseable {
     /**
      * Runs the set-up once, at startup: a bad declaration, drift in verify mode with {@code on-drift: fail}, or a
      * missing table with creation off fails startup as before; a store that cannot be reached leaves the work to
-     * background retries.
+     * background retries. Holds no monitor while it asks the store, so that {@link #close} never waits for it.
      */
-    synchronized void start(RateLimiterAdmin admin) {
+    void start(RateLimiterAdmin admin) {
         this.admin = admin;
         declarationsPending = true;
         try {
@@ -116,18 +119,20 @@ public final class StoreSetup implements AutoCloseable {
     }
 
     /** Runs what is still to do; throws what the first failing step throws. */
-    private synchronized void attempt() {
-        attempts++;
-        Step step = table;
-        if (step != null) {
-            step.action().run();
-            table = null;
+    private void attempt() {
+        synchronized (attempting) {
+            attempts++;
+            Step step = table;
+            if (step != null) {
+                step.action().run();
+                table = null;
+            }
+            if (declarationsPending) {
+                declarations.applyTo(admin);
+                declarationsPending = false;
+            }
+            nextAttempt = null;
         }
-        if (declarationsPending) {
-            declarations.applyTo(admin);
-            declarationsPending = false;
-        }
-        nextAttempt = null;
     }
 
     private synchronized void schedule() {
@@ -209,12 +214,16 @@ public final class StoreSetup implements AutoCloseable {
         return state;
     }
 
-    /** Stops the background retries. */
+    /** Stops the background retries at once, without waiting for an attempt in flight (it is interrupted). */
     @Override
-    public synchronized void close() {
+    public void close() {
         closed = true;
-        if (retries != null) {
-            retries.shutdownNow();
+        ScheduledExecutorService running;
+        synchronized (this) {
+            running = retries;               // schedule() holds the monitor only to create or use it
+        }
+        if (running != null) {
+            running.shutdownNow();
         }
     }
 }

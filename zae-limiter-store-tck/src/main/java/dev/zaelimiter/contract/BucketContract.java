@@ -452,6 +452,23 @@ public abstract class BucketContract extends StoreContractSupport {
         assertThat(limiter.inspect("user-1", "api").limits().get(0).consumed()).isZero();
     }
 
+    @Test
+    void aPerCallOverrideDoesNotEndABucketThatStillOwes() {
+        // whether the bucket's life ended is judged under the limits it is kept under, not a call's override
+        admin.setResourceDefaults("api", List.of(Limit.perMinute("rpm", 100).soft()));
+        Lease lease = limiter.acquire("user-1", "api", consume("rpm", 100));
+        lease.adjust("rpm", 7_000);                    // owes 7,000 tokens: 70 minutes to repay
+        lease.close();
+        clock.advance(Duration.ofMinutes(70).plusSeconds(30));  // past the horizon, 50 tokens short of full
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 50L);
+        limiter.acquire(AcquireRequest.of("user-1", "api").consume("rpm", 1)
+                .limits(List.of(Limit.perSecond("rpm", 40)))).close();   // full under the override
+        assertThat(limiter.inspect("user-1", "api").limits().get(0)).satisfies(rpm -> {
+            assertThat(rpm.available()).as("the kept bucket, debited once").isEqualTo(49);
+            assertThat(rpm.consumed()).isEqualTo(7_101);
+        });
+    }
+
     /** What the store does to idle buckets on its own, done now: the in-memory store's eviction. */
     private void evictIdle() {
         if (store instanceof dev.zaelimiter.store.memory.InMemoryStore memory) {

@@ -42,8 +42,8 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  * A {@link LimiterStore} in the heap of one process. Each bucket has its own monitor, so calls on different buckets
  * never wait for each other; a call that spans two buckets (a cascade) locks them in key order. A bucket whose life
  * ended ({@link BucketLife}: full at or after its horizon) is new, as it is in the DynamoDB store: it is forgotten
- * when next touched, and such buckets are evicted once in a while, which bounds memory to the buckets in use
- * without changing any answer.
+ * when next touched, and such buckets are evicted once in a while without changing any answer. A full bucket is
+ * kept until its horizon (at least an hour), so memory holds the buckets written within their horizon.
  */
 public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
 
@@ -177,27 +177,28 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         }
 
         /**
-         * Forgets the bucket's state when its life ended by {@code now} under {@code limits} ({@link BucketLife}):
-         * it is then new, its consumption counters restarting, as the DynamoDB store reads an item past its horizon.
+         * Forgets the bucket's state when its life ended by {@code now} under {@code kept}, the limits the bucket is
+         * kept under ({@link BucketLife}): it is then new, its consumption counters restarting, as the DynamoDB store
+         * reads an item past its horizon. Never judged under a call's override: a bucket that owes lives on.
          */
-        void endIfOver(List<Limit> limits, long now) {
-            if (states != null && ended(limits, now)) {
+        void endIfOver(List<Limit> kept, long now) {
+            if (states != null && ended(kept, now)) {
                 states = null;
             }
         }
 
         /**
-         * Whether the written bucket's life ended by {@code now} under {@code limits}: its horizon, from its last
-         * write and the limits it was written under (what the DynamoDB store writes into the item), has come and it
-         * is full. No horizon is less than {@link BucketLife#MIN_HORIZON_MILLIS}, which spares the busy buckets the
-         * computation.
+         * Whether the written bucket's life ended by {@code now} under {@code kept}, the limits the bucket is kept
+         * under now (never a call's override): its horizon, from its last write and the limits it was written under
+         * (what the DynamoDB store writes into the item), has come and it is full under {@code kept}. No horizon is
+         * less than {@link BucketLife#MIN_HORIZON_MILLIS}, which spares the busy buckets the computation.
          */
-        boolean ended(List<Limit> limits, long now) {
+        boolean ended(List<Limit> kept, long now) {
             if (now - lastRefillMillis < BucketLife.MIN_HORIZON_MILLIS) {
                 return false;
             }
-            long endsAfter = BucketLife.endsAfter(this.limits, lastRefillMillis);
-            return endsAfter <= now && BucketLife.ended(endsAfter, state().refilled(limits, now), limits, now);
+            long endsAfter = BucketLife.endsAfter(limits, lastRefillMillis);
+            return endsAfter <= now && BucketLife.ended(endsAfter, state().refilled(kept, now), kept, now);
         }
 
         /** Hands any usage counts this bucket holds to {@code pending}, before it goes. */
@@ -502,7 +503,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                     continue;
                 }
                 List<Limit> limits = debit.limits();
-                cell.endIfOver(limits, now);
+                cell.endIfOver(debit.kept(), now);
                 BucketState stored = cell.state();
                 BucketState state = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 boolean admitted = debit.countOnly() || state.admits(limits, debit.amountsMilli());
@@ -716,7 +717,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                     continue;
                 }
                 List<Limit> limits = debit.limits();
-                cell.endIfOver(limits, now);
+                cell.endIfOver(debit.kept(), now);
                 BucketState stored = cell.state();
                 BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 store(cell, refilled.adjusted(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId()),
@@ -730,7 +731,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
         List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
         for (BucketDebit debit : debits) {
-            BucketState state = stored(debit.key(), debit.limits(), now);
+            BucketState state = stored(debit.key(), debit.kept(), now);
             BucketState refilled = state == null
                     ? BucketState.fresh(debit.limits(), now)
                     : state.refilled(debit.limits(), now);
@@ -775,9 +776,10 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     /**
      * The state of the bucket {@code key} as stored, or {@code null} when the store holds none. A retired cell was
      * evicted (then the map no longer has it) or replaced by a counting copy (then the map has the copy): either way
-     * the map is asked again.
+     * the map is asked again. A bucket whose life ended by {@code now} under {@code kept} (the limits it is kept
+     * under) counts as none.
      */
-    private BucketState stored(BucketKey key, List<Limit> limits, long now) {
+    private BucketState stored(BucketKey key, List<Limit> kept, long now) {
         while (true) {
             Cell cell = buckets.get(key);
             if (cell == null) {
@@ -785,7 +787,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             }
             synchronized (cell) {
                 if (!cell.retired) {
-                    return cell.states == null || cell.ended(limits, now) ? null : cell.state();
+                    return cell.states == null || cell.ended(kept, now) ? null : cell.state();
                 }
             }
         }
@@ -875,7 +877,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         BucketState[] states = new BucketState[cells.length];
         for (int i = 0; i < cells.length; i++) {
             List<Limit> limits = debits.get(i).limits();
-            cells[i].endIfOver(limits, now);
+            cells[i].endIfOver(debits.get(i).kept(), now);
             BucketState state = cells[i].state();
             states[i] = state == null ? BucketState.fresh(limits, now) : state.refilled(limits, now);
         }

@@ -168,9 +168,11 @@ final class BucketItems {
         if (ends == null || ends.n() == null) {
             return expired(item, now) ? BucketState.fresh(debit.limits(), now) : decoded(item, debit.limits(), now);
         }
-        BucketState state = decoded(item, debit.limits(), now);
-        return BucketLife.ended(ItemCodec.longOf(ends), state, debit.limits(), now)
-                ? BucketState.fresh(debit.limits(), now) : state;
+        // the bucket's life is judged under the limits it is kept under, never a call's override
+        long endsAfter = ItemCodec.longOf(ends);
+        boolean ended = endsAfter <= now
+                && BucketLife.ended(endsAfter, decoded(item, debit.kept(), now), debit.kept(), now);
+        return ended ? BucketState.fresh(debit.limits(), now) : decoded(item, debit.limits(), now);
     }
 
     /** Whether the horizon written in {@code item} has come, so that its life may have ended. */

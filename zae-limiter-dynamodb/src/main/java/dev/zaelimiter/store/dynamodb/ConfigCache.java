@@ -16,14 +16,16 @@ import java.util.function.Function;
 /**
  * Configuration items cached per process for {@code ttl} milliseconds. A call that needs several items loads the
  * missing ones in one batch; concurrent calls that need the same item wait for the one load in flight instead of
- * starting their own. Local writes invalidate at once. Freshness is measured on the latest instant the cache has
- * seen, so that a clock that steps back does not make an entry fresh again: an item read {@code ttl} ago by the
- * clock's own latest reading is reread, whatever the clock says now.
+ * starting their own. Local writes invalidate at once. An entry is fresh from the reading it was loaded at until
+ * {@code ttl} later. A clock that steps back makes no entry fresh again: an entry loaded after the reading shown now
+ * is stale, and when the clock shows an earlier reading than the latest it showed, the entries stale at that latest
+ * reading are dropped. The latest reading then comes down with the clock, so that a forward step taken back
+ * leaves later entries their whole {@code ttl}.
  */
 final class ConfigCache {
 
-    /** A loaded item ({@code null} when absent) and when it stops being fresh. */
-    private record Entry(Map<String, AttributeValue> item, long expiresAt) {
+    /** A loaded item ({@code null} when absent) and the clock's reading when it was loaded. */
+    private record Entry(Map<String, AttributeValue> item, long loadedAt) {
     }
 
     /** Every this many calls, expired entries are dropped, so that the cache holds only what was used lately. */
@@ -32,7 +34,7 @@ final class ConfigCache {
     private final ConcurrentHashMap<Map<String, AttributeValue>, CompletableFuture<Entry>> entries =
             new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
-    /** The latest instant the clock showed to this cache. */
+    /** The latest reading the clock showed to this cache since it last stepped back. */
     private final java.util.concurrent.atomic.AtomicLong latest = new java.util.concurrent.atomic.AtomicLong(
             Long.MIN_VALUE);
     private final Clock clock;
@@ -52,7 +54,7 @@ final class ConfigCache {
 
     /** The items at {@code keys} ({@code null} where absent), in the same order. */
     List<Map<String, AttributeValue>> get(List<Map<String, AttributeValue>> keys) {
-        long now = latest.accumulateAndGet(clock.millis(), Math::max);
+        long now = observe();
         if ((calls.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
             entries.values().removeIf(future -> isStale(future, now));
         }
@@ -99,17 +101,34 @@ final class ConfigCache {
             });
             throw e;
         }
-        long expiresAt = now + ttlMillis;
-        mine.forEach((key, future) -> future.complete(new Entry(found.get(key), expiresAt)));
+        mine.forEach((key, future) -> future.complete(new Entry(found.get(key), now)));
     }
 
     private boolean isStale(CompletableFuture<Entry> future, long now) {
-        return future.isDone() && !future.isCompletedExceptionally() && future.join().expiresAt() <= now;
+        if (!future.isDone() || future.isCompletedExceptionally()) {
+            return false;
+        }
+        long loadedAt = future.join().loadedAt();
+        return now < loadedAt || now - loadedAt >= ttlMillis;
     }
 
-    /** Records the clock's reading now as seen, so that no later, earlier reading makes an entry fresh again. */
-    void observe() {
-        latest.accumulateAndGet(clock.millis(), Math::max);
+    /**
+     * Takes the clock's reading now and returns it. When it is earlier than the latest reading seen (the clock
+     * stepped back), the entries stale at that latest reading are dropped first, so that the step back makes none
+     * fresh again; the latest reading then becomes this one.
+     */
+    long observe() {
+        long now = clock.millis();
+        long seen = latest.get();
+        while (now > seen && !latest.compareAndSet(seen, now)) {
+            seen = latest.get();
+        }
+        if (now < seen) {
+            long stepFrom = seen;
+            entries.values().removeIf(future -> isStale(future, stepFrom));
+            latest.accumulateAndGet(now, (current, reading) -> current == stepFrom ? reading : current);
+        }
+        return now;
     }
 
     void invalidate(Map<String, AttributeValue> key) {

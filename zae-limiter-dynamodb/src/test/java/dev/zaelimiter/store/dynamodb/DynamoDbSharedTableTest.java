@@ -81,6 +81,20 @@ class DynamoDbSharedTableTest {
     }
 
     @Test
+    void aForwardStepTakenBackStillLetsChangesThroughWithinStampTtl() {
+        processA.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 10)));
+        clock.advance(Duration.ofHours(1));
+        assertThat(rpmSeenByB("user-1")).isEqualTo(10);   // B's clock shows an instant an hour ahead...
+        clock.advance(Duration.ofHours(-1));              // ... and is set right again
+        assertThat(rpmSeenByB("user-2")).isEqualTo(10);
+        processA.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 20)));
+        clock.advance(Duration.ofSeconds(29));
+        assertThat(rpmSeenByB("user-3")).as("B still trusts its cache").isEqualTo(10);
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(rpmSeenByB("user-4")).as("read 31 s ago: stale, not an hour from now").isEqualTo(20);
+    }
+
+    @Test
     void eachLevelChangeReachesTheOtherProcessWithinStampTtl() {
         processA.admin().setSystemDefaults(List.of(Limit.perMinute("rpm", 10)));
         assertThat(rpmSeenByB("user-1")).isEqualTo(10);

@@ -3,6 +3,7 @@ package dev.zaelimiter.autoconfigure.metrics;
 import dev.zaelimiter.Decision;
 import dev.zaelimiter.LimitStatus;
 import dev.zaelimiter.RateLimiterListener;
+import dev.zaelimiter.Unavailable;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter.MeterProvider;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -107,10 +108,17 @@ public class MicrometerRateLimiterListener implements RateLimiterListener {
         }
     }
 
-    /** The policy that applied to the call, lower case; {@value #NO_LIMIT} for a decision that names none. */
+    /**
+     * The policy that applied to the call, lower case: {@code block} or {@code allow}. A decision that names none
+     * (one not made by a limiter) counts under the limiter's default, {@code block}, or {@code allow} when it was
+     * {@code degraded}, since only that policy degrades.
+     */
     static String policy(Decision decision) {
-        return decision.onUnavailable() == null ? NO_LIMIT
-                : decision.onUnavailable().name().toLowerCase(Locale.ROOT);
+        Unavailable policy = decision.onUnavailable();
+        if (policy == null) {
+            policy = decision.outcome() == Decision.Outcome.DEGRADED ? Unavailable.ALLOW : Unavailable.BLOCK;
+        }
+        return policy.name().toLowerCase(Locale.ROOT);
     }
 
     /** The limits that refused the call, sorted and joined with commas, or {@value #NO_LIMIT}. */
