@@ -234,6 +234,12 @@ final class BucketWrites {
                     // the parameters it was taken under and what it kept is not held past a change
                     Map<String, AttributeValue> settled = Holds.settled(item, limit.name(), process, used, returned);
                     BucketState refreshed = BucketItems.current(settled, debit, now);
+                    if (refreshed.balanceMilli(limit.name()) < amount) {
+                        // refused: like every refusal it writes nothing, so that a balance the rewrite would clip
+                        // to a lowered capacity is not clipped for good (the in-memory store writes no refusal)
+                        known.learnRefusal(debit, stamp, refreshed, refreshed.lastRefillMillis(), false);
+                        return new Exchanged(false, 0, refreshed, oldEntry, oldAmount, lost);
+                    }
                     var put = items.put(debit, refreshed, stamp, refreshed.lastRefillMillis(), settled, null);
                     try {
                         client.putItem(put);

@@ -252,6 +252,18 @@ class DynamoDbBucketStateChangeTest {
     }
 
     @Test
+    void aRefusedCallOnAReservingLimitLeavesAnotherLimitsLoweredCapacityUnclipped() {
+        defaults(Limit.perDay("r", 100).withLocalReservations(), Limit.perHour("b", 168));
+        same("take b", l -> admitted(l, "b", 1, 1));
+        same("drain r", l -> admitted(l, "r", 100, 1));
+        defaults(Limit.perDay("r", 100).withLocalReservations(), Limit.custom("b", 32, 168, Duration.ofHours(1)));
+        same("a refused call on r under b's lowered capacity", l -> decide(l, "r", 50));
+        defaults(Limit.perDay("r", 100).withLocalReservations(), Limit.perHour("b", 168));
+        Map<String, Long> after = same("after b's capacity is raised again", DynamoDbBucketStateChangeTest::available);
+        assertThat(after).as("a refusal writes nothing, so b was never cut down").containsEntry("b", 167L);
+    }
+
+    @Test
     void aClockThatStepsBackCountsFromTheLastWrite() {
         defaults(Limit.perMinute("rpm", 1000));
         same("spend 900", l -> admitted(l, "rpm", 900, 1));
