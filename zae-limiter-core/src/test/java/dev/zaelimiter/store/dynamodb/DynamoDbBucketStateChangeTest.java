@@ -264,6 +264,16 @@ class DynamoDbBucketStateChangeTest {
     }
 
     @Test
+    void aReservingLimitRefusedBeforeAClockStepBackAsksTheStoreAgain() {
+        defaults(Limit.perDay("r", 100).withLocalReservations());
+        same("take 10", l -> admitted(l, "r", 10, 1));
+        same("a refused call for 100", l -> decide(l, "r", 100));
+        clock.advance(Duration.ofSeconds(-150));
+        Object after = same("a call for 1 after the step back", l -> decide(l, "r", 1));
+        assertThat(after).isEqualTo("admitted");
+    }
+
+    @Test
     void aClockThatStepsBackCountsFromTheLastWrite() {
         defaults(Limit.perMinute("rpm", 1000));
         same("spend 900", l -> admitted(l, "rpm", 900, 1));
