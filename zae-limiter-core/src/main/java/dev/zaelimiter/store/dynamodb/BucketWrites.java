@@ -76,7 +76,7 @@ final class BucketWrites {
     /** Refuses locally when what this process knows allows it, else writes once, and settles a wrong guess. */
     Outcome acquireOne(BucketDebit debit, long now) {
         String stamp = items.stamp(debit.kept());
-        KnownBuckets.Known k = known.get(debit.key(), stamp);
+        KnownBuckets.Known k = known.get(debit.key(), stamp, now);
         BucketState estimate = null;
         if (k != null) {
             estimate = k.estimate(debit.limits(), now);

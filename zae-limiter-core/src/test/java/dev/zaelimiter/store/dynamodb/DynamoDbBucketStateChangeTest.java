@@ -274,6 +274,28 @@ class DynamoDbBucketStateChangeTest {
     }
 
     @Test
+    void aRefusalAfterAClockStepBackWaitsFromTheLastWrite() {
+        defaults(Limit.perMinute("a", 10));
+        same("drain", l -> admitted(l, "a", 10, 1));
+        clock.advance(Duration.ofSeconds(5));
+        same("a refused call", l -> decide(l, "a", 5));
+        clock.advance(Duration.ofMillis(-869));
+        same("a refused call after the step back", l -> decide(l, "a", 5));
+    }
+
+    @Test
+    void aRefusalOfAScheduledLimitAfterAClockStepBackWaitsFromTheLastWrite() {
+        clock.set(Instant.parse("2026-03-01T10:40:00Z"));
+        defaults(Limit.quota("q", 10, "0 0 * * *", ZoneOffset.UTC)
+                .withSchedule(List.of(ScheduleEntry.absolute("0-29 * * * *", ZoneOffset.UTC, 6))));
+        same("drain", l -> admitted(l, "q", 10, 1));
+        clock.advance(Duration.ofSeconds(5));
+        same("a refused call", l -> decide(l, "q", 5));
+        clock.advance(Duration.ofMillis(-869));
+        same("a refused call after the step back", l -> decide(l, "q", 5));
+    }
+
+    @Test
     void aClockThatStepsBackCountsFromTheLastWrite() {
         defaults(Limit.perMinute("rpm", 1000));
         same("spend 900", l -> admitted(l, "rpm", 900, 1));
