@@ -317,13 +317,16 @@ final class LocalReservations {
 
     /**
      * What a call served by the pool reports: the bucket as last written, with the limit showing what this process
-     * can still hand out without asking (never more than the bucket has).
+     * can still hand out without asking (never more than the bucket has: a debt shows as it is).
      */
     private static BucketState local(Pool pool, long now) {
         BucketState base = pool.state != null ? pool.state : BucketState.fresh(pool.debit.limits(), now);
         Map<String, LimitState> limits = new HashMap<>(base.limits());
         LimitState s = limits.get(pool.limit.name());
         long balance = pool.usable(now) ? pool.unused : 0;
+        if (s != null && s.balanceMilli() < balance && s.balanceMilli() < 0) {
+            balance = s.balanceMilli();                   // a bucket in debt shows its debt, and waits it out
+        }
         limits.put(pool.limit.name(), new LimitState(balance, s == null ? 0 : s.consumedMilli()));
         return new BucketState(Math.max(now, base.lastRefillMillis()), limits);
     }

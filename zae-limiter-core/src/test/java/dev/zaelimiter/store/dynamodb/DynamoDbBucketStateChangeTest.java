@@ -296,6 +296,16 @@ class DynamoDbBucketStateChangeTest {
     }
 
     @Test
+    void aReservingLimitInDebtRefusesLocallyWithItsDebt() {
+        defaults(Limit.perDay("a", 1000).soft());
+        same("a soft debt", l -> admitted(l, "a", 20_000, 1));
+        defaults(Limit.perHour("a", 1).withLocalReservations());
+        same("a refused call", l -> decide(l, "a", 1));
+        Object again = same("the same call again", l -> decide(l, "a", 1));
+        assertThat((Duration) again).isGreaterThan(Duration.ofHours(19_000));
+    }
+
+    @Test
     void aClockThatStepsBackCountsFromTheLastWrite() {
         defaults(Limit.perMinute("rpm", 1000));
         same("spend 900", l -> admitted(l, "rpm", 900, 1));
