@@ -73,6 +73,11 @@ final class BucketWrites {
         return new AcquireResult(outcome.admitted(), List.of(new BucketSnapshot(debit.key(), outcome.state())));
     }
 
+    /** The bucket of {@code debit} as this process last learned it, refilled to {@code now}; {@code null}: unknown. */
+    BucketState estimate(BucketDebit debit, long now) {
+        return known.estimate(debit, items.stamp(debit.kept()), now);
+    }
+
     /** Refuses locally when what this process knows allows it, else writes once, and settles a wrong guess. */
     Outcome acquireOne(BucketDebit debit, long now) {
         String stamp = items.stamp(debit.kept());

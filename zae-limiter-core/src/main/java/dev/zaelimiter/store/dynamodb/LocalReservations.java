@@ -227,7 +227,11 @@ final class LocalReservations {
                 now = Math.max(now, clock.millis());
             }
             if (pool.isShort(now) && pool.state != null) {
-                return new BucketWrites.Outcome(false, local(pool, now));
+                // refused without asking: the bucket as this process last learned it (the other limits' writes
+                // included) when that refuses the call too, else the pool's view
+                BucketState known = writes.estimate(debit, now);
+                boolean refuses = known != null && !known.admits(debit.limits(), debit.amountsMilli());
+                return new BucketWrites.Outcome(false, refuses ? known : local(pool, now));
             }
             if (pool.windowDemand >= 2 * amount) {
                 long cap = Limits.parametersAt(limit, now).capacityMilli() / 4;
@@ -319,8 +323,11 @@ final class LocalReservations {
      * What a call served by the pool reports: the bucket as last written, with the limit showing what this process
      * can still hand out without asking (never more than the bucket has: a debt shows as it is).
      */
-    private static BucketState local(Pool pool, long now) {
-        BucketState base = pool.state != null ? pool.state : BucketState.fresh(pool.debit.limits(), now);
+    private BucketState local(Pool pool, long now) {
+        BucketState base = writes.estimate(pool.debit, now);  // the other limits as this process last wrote them
+        if (base == null) {
+            base = pool.state != null ? pool.state : BucketState.fresh(pool.debit.limits(), now);
+        }
         Map<String, LimitState> limits = new HashMap<>(base.limits());
         LimitState s = limits.get(pool.limit.name());
         long balance = pool.usable(now) ? pool.unused : 0;

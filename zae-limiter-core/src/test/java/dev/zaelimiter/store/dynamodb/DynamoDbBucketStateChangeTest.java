@@ -305,6 +305,38 @@ class DynamoDbBucketStateChangeTest {
         assertThat((Duration) again).isGreaterThan(Duration.ofHours(19_000));
     }
 
+    /** Every limit's available balance in the status of one call (admitted or refused). */
+    private static Map<String, Long> statuses(RateLimiter limiter, Map<String, Long> amounts) {
+        Attempt attempt = limiter.tryAcquire("e", "api", amounts);
+        Map<String, Long> available = new java.util.TreeMap<>();
+        attempt.statuses().forEach(status -> available.put(status.limitName(), status.available()));
+        if (attempt.admitted()) {
+            attempt.lease().close();
+        }
+        return available;
+    }
+
+    @Test
+    void aCallServedByAPoolShowsTheOtherLimitsAsLastWritten() {
+        defaults(Limit.custom("r", 1000, 100, Duration.ofHours(1)).withLocalReservations(), Limit.quota("q", 10_000,
+                "0 0 * * *", ZoneOffset.UTC));
+        same("take 700 of r", l -> statuses(l, Map.of("r", 700L)));
+        same("take 1 of r", l -> statuses(l, Map.of("r", 1L)).get("q"));
+        same("take 10 of q", l -> statuses(l, Map.of("q", 10L)).get("q"));
+        Long q = same("q in the status of a call on r", l -> statuses(l, Map.of("r", 1L)).get("q"));
+        assertThat(q).isEqualTo(9990L);
+    }
+
+    @Test
+    void aCallRefusedByAPoolShowsTheBucketsBalance() {
+        defaults(Limit.perDay("r", 100).withLocalReservations());
+        same("take 56", l -> admitted(l, "r", 56, 1));
+        clock.advance(Duration.ofHours(12));
+        same("a refused call for 100", l -> statuses(l, Map.of("r", 100L)));
+        Map<String, Long> again = same("the same call again", l -> statuses(l, Map.of("r", 100L)));
+        assertThat(again).containsEntry("r", 94L);
+    }
+
     @Test
     void aClockThatStepsBackCountsFromTheLastWrite() {
         defaults(Limit.perMinute("rpm", 1000));
