@@ -73,10 +73,15 @@ final class BucketWrites {
         return new AcquireResult(outcome.admitted(), List.of(new BucketSnapshot(debit.key(), outcome.state())));
     }
 
+    /** The bucket of {@code debit} as this process last learned it, refilled to {@code now}; {@code null}: unknown. */
+    BucketState estimate(BucketDebit debit, long now) {
+        return known.estimate(debit, items.stamp(debit.kept()), now);
+    }
+
     /** Refuses locally when what this process knows allows it, else writes once, and settles a wrong guess. */
     Outcome acquireOne(BucketDebit debit, long now) {
         String stamp = items.stamp(debit.kept());
-        KnownBuckets.Known k = known.get(debit.key(), stamp);
+        KnownBuckets.Known k = known.get(debit.key(), stamp, now);
         BucketState estimate = null;
         if (k != null) {
             estimate = k.estimate(debit.limits(), now);
@@ -234,6 +239,12 @@ final class BucketWrites {
                     // the parameters it was taken under and what it kept is not held past a change
                     Map<String, AttributeValue> settled = Holds.settled(item, limit.name(), process, used, returned);
                     BucketState refreshed = BucketItems.current(settled, debit, now);
+                    if (refreshed.balanceMilli(limit.name()) < amount) {
+                        // refused: like every refusal it writes nothing, so that a balance the rewrite would clip
+                        // to a lowered capacity is not clipped for good (the in-memory store writes no refusal)
+                        known.learnRefusal(debit, stamp, refreshed, refreshed.lastRefillMillis(), false);
+                        return new Exchanged(false, 0, refreshed, oldEntry, oldAmount, lost);
+                    }
                     var put = items.put(debit, refreshed, stamp, refreshed.lastRefillMillis(), settled, null);
                     try {
                         client.putItem(put);

@@ -37,10 +37,11 @@ final class KnownBuckets {
     /**
      * What this process last learned of a bucket: its state at {@code learnedAt}, what calls of this process have
      * taken from it since and not yet heard back about ({@code inFlight}, milli-tokens per limit), and until when it
-     * stays away after losing a race.
+     * stays away after losing a race; {@code refused}: learned from a refusal, which wrote nothing, so that
+     * {@code learnedAt} is when the bucket was read, not its last write.
      */
     record Known(String stamp, BucketState state, long learnedAt, long pausedUntil, Map<String, Long> inFlight,
-            long contendedUntil, long inFlightAt) {
+            long contendedUntil, long inFlightAt, boolean refused) {
 
         /**
          * The learned state less what is in flight, refilled to {@code now} under {@code limits}. The calls in flight
@@ -63,11 +64,11 @@ final class KnownBuckets {
         }
 
         private Known withInFlight(Map<String, Long> amounts, long at) {
-            return new Known(stamp, state, learnedAt, pausedUntil, Map.copyOf(amounts), contendedUntil, at);
+            return new Known(stamp, state, learnedAt, pausedUntil, Map.copyOf(amounts), contendedUntil, at, refused);
         }
 
         private Known pausedUntil(long until) {
-            return new Known(stamp, state, learnedAt, until, inFlight, contendedUntil, inFlightAt);
+            return new Known(stamp, state, learnedAt, until, inFlight, contendedUntil, inFlightAt, refused);
         }
     }
 
@@ -77,15 +78,26 @@ final class KnownBuckets {
         return k != null && k.stamp().equals(stamp) ? k : null;
     }
 
+    /**
+     * What this process knows of the bucket under {@code stamp} that a call at {@code now} may count on, or
+     * {@code null}: not a refusal read after {@code now} (a clock behind it). That state is refilled to the read, but
+     * the bucket was last written before it, and a call counts from its last write (as the in-memory store does),
+     * so such a call asks the store.
+     */
+    Known get(BucketKey key, String stamp, long now) {
+        Known k = get(key, stamp);
+        return k != null && k.refused() && now < k.learnedAt() ? null : k;
+    }
+
     /** What this process knows of the bucket at {@code now}; {@code null} when it knows nothing current. */
     BucketState estimate(BucketDebit debit, String stamp, long now) {
-        Known k = get(debit.key(), stamp);
+        Known k = get(debit.key(), stamp, now);
         return k == null ? null : k.estimate(debit.limits(), now);
     }
 
     /** {@link #localRefusal(BucketDebit, Known, BucketState, long)} from what this process knows, if anything. */
     BucketState localRefusal(BucketDebit debit, String stamp, long now) {
-        Known k = get(debit.key(), stamp);
+        Known k = get(debit.key(), stamp, now);
         return k == null ? null : localRefusal(debit, k, k.estimate(debit.limits(), now), now);
     }
 
@@ -167,11 +179,11 @@ final class KnownBuckets {
 
     /** Remembers what the store answered about a bucket; what is still in flight stays counted. */
     void learn(BucketKey key, String stamp, BucketState state, long now, long pausedUntil) {
-        learn(key, stamp, state, now, pausedUntil, 0);
+        learn(key, stamp, state, now, pausedUntil, 0, false);
     }
 
     private void learn(BucketKey key, String stamp, BucketState state, long now, long pausedUntil,
-            long contendedUntil) {
+            long contendedUntil, boolean refused) {
         if (known.size() >= MAX_KNOWN) {
             known.clear();
         }
@@ -179,7 +191,7 @@ final class KnownBuckets {
             boolean same = old != null && old.stamp().equals(stamp);
             return new Known(stamp, state, now, pausedUntil, same ? old.inFlight() : Map.of(),
                     Math.max(contendedUntil, same ? old.contendedUntil() : 0),
-                    same ? old.inFlightAt() : Long.MIN_VALUE);
+                    same ? old.inFlightAt() : Long.MIN_VALUE, refused);
         });
     }
 
@@ -201,7 +213,7 @@ final class KnownBuckets {
      */
     void learnRefusal(BucketDebit debit, String stamp, BucketState state, long now, boolean expected) {
         learn(debit.key(), stamp, state, now, expected ? now + pause(debit, now) : 0,
-                expected ? now + CONTENDED_MILLIS : 0);
+                expected ? now + CONTENDED_MILLIS : 0, true);
     }
 
     /** Forgets what this process knows of a bucket (it was deleted, or written by a path that returns nothing). */

@@ -93,6 +93,8 @@ final class LocalReservations {
         /** Holds tokens taken under a configuration no longer in force: they are given back, never handed out. */
         boolean stale;
         long waiting;
+        /** The span in which calls are refused locally: from the write that found the bucket short, until. */
+        long shortSince;
         long shortUntil;
         long windowStart;
         long windowDemand;
@@ -103,6 +105,14 @@ final class LocalReservations {
         /** A batch that doubles each time calls find the pool dry while demand goes on; 0 once the pool idles. */
         long grown;
         BucketState state;
+
+        /**
+         * Whether a call at {@code now} is refused locally: a clock behind the write that found the bucket short
+         * asks the store, which counts from the bucket's last write (so does the in-memory store).
+         */
+        boolean isShort(long now) {
+            return now >= shortSince && now < shortUntil;
+        }
 
         boolean usable(long now) {
             return now < expiry - MARGIN_MILLIS;
@@ -216,8 +226,12 @@ final class LocalReservations {
                 }
                 now = Math.max(now, clock.millis());
             }
-            if (now < pool.shortUntil && pool.state != null) {
-                return new BucketWrites.Outcome(false, local(pool, now));
+            if (pool.isShort(now) && pool.state != null) {
+                // refused without asking: the bucket as this process last learned it (the other limits' writes
+                // included) when that refuses the call too, else the pool's view
+                BucketState known = writes.estimate(debit, now);
+                boolean refuses = known != null && !known.admits(debit.limits(), debit.amountsMilli());
+                return new BucketWrites.Outcome(false, refuses ? known : local(pool, now));
             }
             if (pool.windowDemand >= 2 * amount) {
                 long cap = Limits.parametersAt(limit, now).capacityMilli() / 4;
@@ -268,6 +282,7 @@ final class LocalReservations {
                 if (!result.lost()) {
                     pool.unused += returned;
                 }
+                pool.shortSince = now;
                 pool.shortUntil = now + refillWait(pool.limit, result.state(), amount + wanted);
                 pool.entry = result.entry();
                 pool.entryAmount = result.entryAmount();
@@ -287,6 +302,7 @@ final class LocalReservations {
             pool.entryAmount = result.entryAmount();
             pool.expiry = result.entry() == null ? 0 : now + HOLD_MILLIS;
             if (result.taken() < wanted) {
+                pool.shortSince = now;
                 pool.shortUntil = now + refillWait(pool.limit, result.state(), wanted);
             }
         }
@@ -305,13 +321,19 @@ final class LocalReservations {
 
     /**
      * What a call served by the pool reports: the bucket as last written, with the limit showing what this process
-     * can still hand out without asking (never more than the bucket has).
+     * can still hand out without asking (never more than the bucket has: a debt shows as it is).
      */
-    private static BucketState local(Pool pool, long now) {
-        BucketState base = pool.state != null ? pool.state : BucketState.fresh(pool.debit.limits(), now);
+    private BucketState local(Pool pool, long now) {
+        BucketState base = writes.estimate(pool.debit, now);  // the other limits as this process last wrote them
+        if (base == null) {
+            base = pool.state != null ? pool.state : BucketState.fresh(pool.debit.limits(), now);
+        }
         Map<String, LimitState> limits = new HashMap<>(base.limits());
         LimitState s = limits.get(pool.limit.name());
         long balance = pool.usable(now) ? pool.unused : 0;
+        if (s != null && s.balanceMilli() < balance && s.balanceMilli() < 0) {
+            balance = s.balanceMilli();                   // a bucket in debt shows its debt, and waits it out
+        }
         limits.put(pool.limit.name(), new LimitState(balance, s == null ? 0 : s.consumedMilli()));
         return new BucketState(Math.max(now, base.lastRefillMillis()), limits);
     }
@@ -319,7 +341,7 @@ final class LocalReservations {
     /** Asks for the next batch in the background when the pool runs low, so that calls need not wait for it. */
     private void prefetchIfLow(Pool pool, long amount, long now) {
         long batch = pool.batch(amount, now);
-        if (batch == 0 || closed || pool.exchanging || now < pool.shortUntil
+        if (batch == 0 || closed || pool.exchanging || pool.isShort(now)
                 || (pool.unused >= batch / 2 && now < pool.expiry - HOLD_MILLIS / 2)) {
             return;
         }

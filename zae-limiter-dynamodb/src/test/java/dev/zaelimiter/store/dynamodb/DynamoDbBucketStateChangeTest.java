@@ -252,6 +252,92 @@ class DynamoDbBucketStateChangeTest {
     }
 
     @Test
+    void aRefusedCallOnAReservingLimitLeavesAnotherLimitsLoweredCapacityUnclipped() {
+        defaults(Limit.perDay("r", 100).withLocalReservations(), Limit.perHour("b", 168));
+        same("take b", l -> admitted(l, "b", 1, 1));
+        same("drain r", l -> admitted(l, "r", 100, 1));
+        defaults(Limit.perDay("r", 100).withLocalReservations(), Limit.custom("b", 32, 168, Duration.ofHours(1)));
+        same("a refused call on r under b's lowered capacity", l -> decide(l, "r", 50));
+        defaults(Limit.perDay("r", 100).withLocalReservations(), Limit.perHour("b", 168));
+        Map<String, Long> after = same("after b's capacity is raised again", DynamoDbBucketStateChangeTest::available);
+        assertThat(after).as("a refusal writes nothing, so b was never cut down").containsEntry("b", 167L);
+    }
+
+    @Test
+    void aReservingLimitRefusedBeforeAClockStepBackAsksTheStoreAgain() {
+        defaults(Limit.perDay("r", 100).withLocalReservations());
+        same("take 10", l -> admitted(l, "r", 10, 1));
+        same("a refused call for 100", l -> decide(l, "r", 100));
+        clock.advance(Duration.ofSeconds(-150));
+        Object after = same("a call for 1 after the step back", l -> decide(l, "r", 1));
+        assertThat(after).isEqualTo("admitted");
+    }
+
+    @Test
+    void aRefusalAfterAClockStepBackWaitsFromTheLastWrite() {
+        defaults(Limit.perMinute("a", 10));
+        same("drain", l -> admitted(l, "a", 10, 1));
+        clock.advance(Duration.ofSeconds(5));
+        same("a refused call", l -> decide(l, "a", 5));
+        clock.advance(Duration.ofMillis(-869));
+        same("a refused call after the step back", l -> decide(l, "a", 5));
+    }
+
+    @Test
+    void aRefusalOfAScheduledLimitAfterAClockStepBackWaitsFromTheLastWrite() {
+        clock.set(Instant.parse("2026-03-01T10:40:00Z"));
+        defaults(Limit.quota("q", 10, "0 0 * * *", ZoneOffset.UTC)
+                .withSchedule(List.of(ScheduleEntry.absolute("0-29 * * * *", ZoneOffset.UTC, 6))));
+        same("drain", l -> admitted(l, "q", 10, 1));
+        clock.advance(Duration.ofSeconds(5));
+        same("a refused call", l -> decide(l, "q", 5));
+        clock.advance(Duration.ofMillis(-869));
+        same("a refused call after the step back", l -> decide(l, "q", 5));
+    }
+
+    @Test
+    void aReservingLimitInDebtRefusesLocallyWithItsDebt() {
+        defaults(Limit.perDay("a", 1000).soft());
+        same("a soft debt", l -> admitted(l, "a", 20_000, 1));
+        defaults(Limit.perHour("a", 1).withLocalReservations());
+        same("a refused call", l -> decide(l, "a", 1));
+        Object again = same("the same call again", l -> decide(l, "a", 1));
+        assertThat((Duration) again).isGreaterThan(Duration.ofHours(19_000));
+    }
+
+    /** Every limit's available balance in the status of one call (admitted or refused). */
+    private static Map<String, Long> statuses(RateLimiter limiter, Map<String, Long> amounts) {
+        Attempt attempt = limiter.tryAcquire("e", "api", amounts);
+        Map<String, Long> available = new java.util.TreeMap<>();
+        attempt.statuses().forEach(status -> available.put(status.limitName(), status.available()));
+        if (attempt.admitted()) {
+            attempt.lease().close();
+        }
+        return available;
+    }
+
+    @Test
+    void aCallServedByAPoolShowsTheOtherLimitsAsLastWritten() {
+        defaults(Limit.custom("r", 1000, 100, Duration.ofHours(1)).withLocalReservations(), Limit.quota("q", 10_000,
+                "0 0 * * *", ZoneOffset.UTC));
+        same("take 700 of r", l -> statuses(l, Map.of("r", 700L)));
+        same("take 1 of r", l -> statuses(l, Map.of("r", 1L)).get("q"));
+        same("take 10 of q", l -> statuses(l, Map.of("q", 10L)).get("q"));
+        Long q = same("q in the status of a call on r", l -> statuses(l, Map.of("r", 1L)).get("q"));
+        assertThat(q).isEqualTo(9990L);
+    }
+
+    @Test
+    void aCallRefusedByAPoolShowsTheBucketsBalance() {
+        defaults(Limit.perDay("r", 100).withLocalReservations());
+        same("take 56", l -> admitted(l, "r", 56, 1));
+        clock.advance(Duration.ofHours(12));
+        same("a refused call for 100", l -> statuses(l, Map.of("r", 100L)));
+        Map<String, Long> again = same("the same call again", l -> statuses(l, Map.of("r", 100L)));
+        assertThat(again).containsEntry("r", 94L);
+    }
+
+    @Test
     void aClockThatStepsBackCountsFromTheLastWrite() {
         defaults(Limit.perMinute("rpm", 1000));
         same("spend 900", l -> admitted(l, "rpm", 900, 1));
