@@ -30,6 +30,12 @@ final class ConfigCache {
 
     /** Every this many calls, expired entries are dropped, so that the cache holds only what was used lately. */
     private static final long SWEEP_EVERY = 4096;
+    /**
+     * How far behind the latest reading a reading must be to count as the clock stepping back: closer readings are
+     * threads that read the clock in one order and got here in another, and scanning the cache for each would
+     * cost every call on a busy process.
+     */
+    static final long STEP_BACK_MILLIS = 1_000;
 
     private final ConcurrentHashMap<Map<String, AttributeValue>, CompletableFuture<Entry>> entries =
             new ConcurrentHashMap<>();
@@ -109,7 +115,7 @@ final class ConfigCache {
             return false;
         }
         long loadedAt = future.join().loadedAt();
-        return now < loadedAt || now - loadedAt >= ttlMillis;
+        return now < loadedAt - STEP_BACK_MILLIS || now - loadedAt >= ttlMillis;
     }
 
     /**
@@ -123,7 +129,7 @@ final class ConfigCache {
         while (now > seen && !latest.compareAndSet(seen, now)) {
             seen = latest.get();
         }
-        if (now < seen) {
+        if (now < seen - STEP_BACK_MILLIS) {
             long stepFrom = seen;
             entries.values().removeIf(future -> isStale(future, stepFrom));
             latest.accumulateAndGet(now, (current, reading) -> current == stepFrom ? reading : current);

@@ -54,6 +54,20 @@ class DynamoDbRequestCostTest {
     }
 
     @Test
+    void aReadingAFewMillisecondsBehindTheLoadDoesNotReloadTheConfiguration() {
+        for (int i = 0; i < 5; i++) {
+            clock.advance(Duration.ofMillis(7));
+            limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 1000 + i),
+                    Limit.perMinute("tpm", 100_000)));
+            counter.reset();
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();   // loads the change
+            clock.advance(Duration.ofMillis(-5));      // another thread read the clock first and calls second
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+            assertThat(counter.snapshot().get("BatchGetItem")).as("loads after change %d", i).isEqualTo(1L);
+        }
+    }
+
+    @Test
     void aCallWithAPerCallOverrideReadsAndWritesTheBucketOnceAndLeavesItOnTheFastPath() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
         counter.reset();
