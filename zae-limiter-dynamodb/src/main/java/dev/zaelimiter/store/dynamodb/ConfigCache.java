@@ -119,9 +119,10 @@ final class ConfigCache {
     }
 
     /**
-     * Takes the clock's reading now and returns it. When it is earlier than the latest reading seen (the clock
-     * stepped back), the entries stale at that latest reading are dropped first, so that the step back makes none
-     * fresh again; the latest reading then becomes this one.
+     * The instant the cache counts at: the clock's reading now, or the latest reading seen when this one is less
+     * than {@link #STEP_BACK_MILLIS} behind it (another thread read later). A reading further behind is the clock
+     * stepping back: the entries stale at the latest reading are dropped first, so that the step makes none fresh
+     * again, and the latest reading comes down to this one.
      */
     long observe() {
         long now = clock.millis();
@@ -129,11 +130,15 @@ final class ConfigCache {
         while (now > seen && !latest.compareAndSet(seen, now)) {
             seen = latest.get();
         }
-        if (now < seen - STEP_BACK_MILLIS) {
-            long stepFrom = seen;
-            entries.values().removeIf(future -> isStale(future, stepFrom));
-            latest.accumulateAndGet(now, (current, reading) -> current == stepFrom ? reading : current);
+        if (now >= seen) {
+            return now;
         }
+        if (now >= seen - STEP_BACK_MILLIS) {
+            return seen;                               // an earlier reading of another thread: count at the latest
+        }
+        long stepFrom = seen;
+        entries.values().removeIf(future -> isStale(future, stepFrom));
+        latest.accumulateAndGet(now, (current, reading) -> current == stepFrom ? reading : current);
         return now;
     }
 
