@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.Arguments;
 import dev.zaelimiter.internal.Identifiers;
 
 /**
@@ -22,7 +23,7 @@ public final class Names {
      * @throws ValidationException naming {@code field} when {@code value} breaks the rule
      */
     public static String entityId(String field, String value) {
-        return Identifiers.entityId(field, value);
+        return Identifiers.entityId(Arguments.required("field", field), value);
     }
 
     /**
@@ -31,7 +32,7 @@ public final class Names {
      * @throws ValidationException naming {@code field} when {@code value} breaks the rule
      */
     public static String limitName(String field, String value) {
-        return Identifiers.limitName(field, value);
+        return Identifiers.limitName(Arguments.required("field", field), value);
     }
 
     /**
@@ -40,7 +41,7 @@ public final class Names {
      * @throws ValidationException naming {@code field} when {@code value} breaks the rule
      */
     public static String resource(String field, String value) {
-        return Identifiers.resource(field, value);
+        return Identifiers.resource(Arguments.required("field", field), value);
     }
 
     /**
@@ -49,6 +50,6 @@ public final class Names {
      * @throws ValidationException naming {@code field} when {@code value} breaks the rule
      */
     public static String resourceOrDefault(String field, String value) {
-        return Identifiers.resourceOrDefault(field, value);
+        return Identifiers.resourceOrDefault(Arguments.required("field", field), value);
     }
 }

@@ -232,7 +232,7 @@ class TypedArgumentErrorsTest {
         for (Class<?> type : List.of(AcquireRequest.class, AcquireRequest.Target.class, Attempt.class,
                 AuditQuery.class, CircuitBreaker.class, Entity.class, Lease.class, Limit.class, RateLimiter.class,
                 RateLimiter.Builder.class, RateLimiterAdmin.class, RetryAfter.class, ScheduleEntry.class,
-                UsageGranularity.class)) {
+                UsageGranularity.class, Names.class)) {
             types.add(type);
         }
         return types;
