@@ -22,7 +22,7 @@ class OnUnavailableTagTests {
                 .isEqualTo("block");
         assertThat(MicrometerRateLimiterListener.policy(decision(Decision.Outcome.DEGRADED, null)))
                 .isEqualTo("allow");
-        assertThat(MicrometerRateLimiterListener.policy(decision(Decision.Outcome.REJECTED, Unavailable.ALLOW)))
+        assertThat(MicrometerRateLimiterListener.policy(decision(Decision.Outcome.REFUSED, Unavailable.ALLOW)))
                 .isEqualTo("allow");
     }
 }
