@@ -14,6 +14,9 @@ public final class Names {
     /** The resource name that stands for "every resource" in entity-level configuration. */
     public static final String DEFAULT_RESOURCE = Identifiers.DEFAULT_RESOURCE;
 
+    /** The most characters an entity's display name may have. */
+    public static final int MAX_DISPLAY_NAME = Identifiers.MAX_DISPLAY_NAME;
+
     private Names() {
     }
 

@@ -3,6 +3,8 @@ package dev.zaelimiter;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -22,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What users can rely on: the API in {@code dev.zaelimiter}, the store SPI in {@code dev.zaelimiter.store}, and the
- * in-memory store's entry point (the DynamoDB store is a module of its own). Every other public type lives under
+ * in-memory store's entry point (the DynamoDB store is a module of its own), as the module descriptor exports them. Every other public type lives under
  * {@code dev.zaelimiter.internal}, and no public or protected member of an exported type mentions an internal type,
  * so the engine can change without breaking users.
  */
@@ -40,6 +42,25 @@ class PublicSurfaceTest {
         }
         assertThat(packages).allMatch(p -> EXPORTED.contains(p) || p.equals(INTERNAL) || p.startsWith(INTERNAL + "."));
         assertThat(packages).containsAll(EXPORTED);
+    }
+
+    @Test
+    void theModuleDescriptorExportsTheApiAndTheSpiAndLendsTheEngineOnlyToStores() throws Exception {
+        ModuleDescriptor module;
+        try (InputStream in = Files.newInputStream(classesRoot().resolve("module-info.class"))) {
+            module = ModuleDescriptor.read(in);
+        }
+        Set<String> open = new TreeSet<>();
+        for (ModuleDescriptor.Exports export : module.exports()) {
+            if (export.isQualified()) {
+                assertThat(export.source()).startsWith(INTERNAL);
+                assertThat(export.targets()).allMatch(target -> target.startsWith("dev.zaelimiter."));
+            } else {
+                open.add(export.source());
+            }
+        }
+        assertThat(open).isEqualTo(EXPORTED);
+        assertThat(module.opens()).isEmpty();
     }
 
     @Test
@@ -121,14 +142,19 @@ class PublicSurfaceTest {
         }
     }
 
+    private static Path classesRoot() throws URISyntaxException {
+        return Path.of(RateLimiter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+
     /** The public top-level and nested types compiled from the core module's main sources. */
     static List<Class<?>> publicTypes() throws IOException, URISyntaxException, ClassNotFoundException {
-        Path root = Path.of(RateLimiter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path root = classesRoot();
         List<Class<?>> types = new ArrayList<>();
         try (Stream<Path> files = Files.walk(root)) {
             for (Path file : (Iterable<Path>) files::iterator) {
                 String name = root.relativize(file).toString();
-                if (!name.endsWith(".class") || name.endsWith("package-info.class")) {
+                if (!name.endsWith(".class") || name.endsWith("package-info.class")
+                        || name.equals("module-info.class")) {
                     continue;
                 }
                 Class<?> type = Class.forName(name.substring(0, name.length() - 6).replace('/', '.').replace('\\', '.'),

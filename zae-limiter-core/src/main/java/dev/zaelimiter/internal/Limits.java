@@ -11,8 +11,8 @@ import java.util.Objects;
  */
 public final class Limits {
 
-    /** Milli-tokens per token: buckets count in thousandths, so that fractional refills lose nothing. */
-    public static final long MILLI = 1000L;
+    /** Milli-tokens per token, as the store SPI publishes it. */
+    public static final long MILLI = dev.zaelimiter.store.LimitState.MILLI;
 
     /** Returned by {@link #nextChangeAfter} and {@link #nextResetAfter} when nothing is coming. */
     public static final long NEVER = Long.MAX_VALUE;

@@ -14,6 +14,9 @@ import java.util.Map;
  */
 public record LimitState(long balanceMilli, long consumedMilli, long windowStartMillis, Map<String, Long> holders) {
 
+    /** Milli-tokens per token: balances and counters are kept in thousandths, so that fractional refills lose nothing. */
+    public static final long MILLI = 1000L;
+
     /** No session window is running. */
     public static final long NO_WINDOW = Long.MIN_VALUE;
 

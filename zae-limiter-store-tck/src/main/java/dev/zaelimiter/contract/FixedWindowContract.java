@@ -1,6 +1,5 @@
 package dev.zaelimiter.contract;
 
-import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Availability;
 import dev.zaelimiter.Lease;
@@ -245,8 +244,8 @@ public abstract class FixedWindowContract extends StoreContractSupport {
         take("user-1", "per10s", 4);
         BucketDebit peek = new BucketDebit(new BucketKey("user-1", RESOURCE), limits, Map.of(), false, true);
         LimitState state = store.peek(List.of(peek), clock.millis()).get(0).state().limits().get("per10s");
-        assertThat(state.consumedMilli()).isEqualTo(9 * Limits.MILLI);
-        assertThat(state.balanceMilli()).isEqualTo(Limits.MILLI);
+        assertThat(state.consumedMilli()).isEqualTo(9 * LimitState.MILLI);
+        assertThat(state.balanceMilli()).isEqualTo(LimitState.MILLI);
     }
 
     // ---- a one-minute calendar quota

@@ -1,6 +1,6 @@
 package dev.zaelimiter.contract;
 
-import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.store.LimitState;
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Lease;
@@ -33,9 +33,9 @@ public abstract class NumericRangeContract extends StoreContractSupport {
     protected static final String USER = "user-1";
 
     /** Whole tokens of a balance saturated at {@link Long#MIN_VALUE} milli-tokens, rounded down as statuses are. */
-    protected static final long FLOOR_TOKENS = Math.floorDiv(Long.MIN_VALUE, Limits.MILLI);
+    protected static final long FLOOR_TOKENS = Math.floorDiv(Long.MIN_VALUE, LimitState.MILLI);
     /** Whole tokens of a counter saturated at {@link Long#MAX_VALUE} milli-tokens. */
-    protected static final long CEILING_TOKENS = Long.MAX_VALUE / Limits.MILLI;
+    protected static final long CEILING_TOKENS = Long.MAX_VALUE / LimitState.MILLI;
 
     private static LimitStatus status(List<LimitStatus> statuses, String limit) {
         return statuses.stream().filter(s -> s.limitName().equals(limit)).findFirst()

@@ -1,6 +1,5 @@
 package dev.zaelimiter.contract;
 
-import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Availability;
 import dev.zaelimiter.Lease;
@@ -632,9 +631,9 @@ public abstract class ScheduleContract extends StoreContractSupport {
     private Map<String, Long> consumed(List<Limit> limits) {
         BucketDebit peek = new BucketDebit(new BucketKey("user-1", RESOURCE), limits, Map.of(), false, true);
         Map<String, LimitState> states = store.peek(List.of(peek), clock.millis()).get(0).state().limits();
-        return Map.of("daily", states.get("daily").consumedMilli() / Limits.MILLI,
-                "soft", states.get("soft").consumedMilli() / Limits.MILLI,
-                "session", states.get("session").consumedMilli() / Limits.MILLI);
+        return Map.of("daily", states.get("daily").consumedMilli() / LimitState.MILLI,
+                "soft", states.get("soft").consumedMilli() / LimitState.MILLI,
+                "session", states.get("session").consumedMilli() / LimitState.MILLI);
     }
 
     @Test

@@ -2,7 +2,7 @@ package dev.zaelimiter.contract;
 
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Entity;
-import dev.zaelimiter.internal.Identifiers;
+import dev.zaelimiter.Names;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.ScheduleEntry;
@@ -35,11 +35,11 @@ public abstract class SizeLimitsContract extends StoreContractSupport {
 
     @Test
     void aDisplayNameAtTheMaximumIsStoredWhole() {
-        String name = "n".repeat(Identifiers.MAX_DISPLAY_NAME);
+        String name = "n".repeat(Names.MAX_DISPLAY_NAME);
         admin.createEntity(Entity.of("user-1").withName(name));
         assertThat(admin.getEntity("user-1")).get().extracting(Entity::name).isEqualTo(name);
 
-        String wide = "\uD83D\uDE00".repeat(Identifiers.MAX_DISPLAY_NAME / 2);
+        String wide = "\uD83D\uDE00".repeat(Names.MAX_DISPLAY_NAME / 2);
         admin.updateEntity(Entity.of("user-1").withName(wide));
         assertThat(admin.getEntity("user-1")).get().extracting(Entity::name).isEqualTo(wide);
     }
@@ -50,10 +50,10 @@ public abstract class SizeLimitsContract extends StoreContractSupport {
         assertThatThrownBy(() -> admin.createEntity(new Entity("user-1", huge, null, false)))
                 .isInstanceOfSatisfying(ValidationException.class, e -> {
                     assertThat(e.field()).isEqualTo("name");
-                    assertThat(e.getMessage()).contains(String.valueOf(Identifiers.MAX_DISPLAY_NAME))
+                    assertThat(e.getMessage()).contains(String.valueOf(Names.MAX_DISPLAY_NAME))
                             .hasSizeLessThan(1_000);
                 });
-        assertThatThrownBy(() -> Entity.of("user-1").withName("n".repeat(Identifiers.MAX_DISPLAY_NAME + 1)))
+        assertThatThrownBy(() -> Entity.of("user-1").withName("n".repeat(Names.MAX_DISPLAY_NAME + 1)))
                 .isInstanceOf(ValidationException.class);
         assertThat(admin.getEntity("user-1")).isEmpty();
 
@@ -76,7 +76,7 @@ public abstract class SizeLimitsContract extends StoreContractSupport {
         assertThat(LONG_RESOURCE).hasSize(256);
         String limitName = "l" + "x".repeat(63);
         String child = "c" + LONG_ID.substring(1);
-        admin.createEntity(Entity.of(LONG_ID).withName("n".repeat(Identifiers.MAX_DISPLAY_NAME)));
+        admin.createEntity(Entity.of(LONG_ID).withName("n".repeat(Names.MAX_DISPLAY_NAME)));
         admin.createEntity(Entity.of(child).withParent(LONG_ID).withCascade(true));
         admin.setLimits(LONG_ID, LONG_RESOURCE, List.of(Limit.perMinute(limitName, 10)));
         admin.setLimits(child, LONG_RESOURCE, List.of(Limit.perMinute(limitName, 5)));
