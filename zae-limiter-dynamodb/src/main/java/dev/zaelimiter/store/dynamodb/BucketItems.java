@@ -161,18 +161,31 @@ final class BucketItems {
      * never forgotten). An item written before horizons were (none in it) is fresh once its {@code ttl} passed.
      */
     static BucketState current(Map<String, AttributeValue> item, BucketDebit debit, long now) {
+        return alive(item, debit, now) ? decoded(item, debit.limits(), now) : BucketState.fresh(debit.limits(), now);
+    }
+
+    /**
+     * The bucket in {@code item} as of its last write, where {@link #current} at {@code now} finds it alive (else
+     * fresh at {@code now}): what a refusal at {@code now}, which writes nothing, remembers, so that a later call
+     * counts from that write, also one whose clock reads earlier than {@code now}.
+     */
+    static BucketState written(Map<String, AttributeValue> item, BucketDebit debit, long now) {
+        return alive(item, debit, now) ? decoded(item, debit.limits(), ItemCodec.lastWrite(item))
+                : BucketState.fresh(debit.limits(), now);
+    }
+
+    /** Whether {@code item} holds a bucket at {@code now}: it exists and its life has not ended. */
+    private static boolean alive(Map<String, AttributeValue> item, BucketDebit debit, long now) {
         if (item == null) {
-            return BucketState.fresh(debit.limits(), now);
+            return false;
         }
         AttributeValue ends = item.get(ItemCodec.ENDS);
         if (ends == null || ends.n() == null) {
-            return expired(item, now) ? BucketState.fresh(debit.limits(), now) : decoded(item, debit.limits(), now);
+            return !expired(item, now);
         }
         // the bucket's life is judged under the limits it is kept under, never a call's override
         long endsAfter = ItemCodec.longOf(ends);
-        boolean ended = endsAfter <= now
-                && BucketLife.ended(endsAfter, decoded(item, debit.kept(), now), debit.kept(), now);
-        return ended ? BucketState.fresh(debit.limits(), now) : decoded(item, debit.limits(), now);
+        return endsAfter > now || !BucketLife.ended(endsAfter, decoded(item, debit.kept(), now), debit.kept(), now);
     }
 
     /** Whether the horizon written in {@code item} has come, so that its life may have ended. */

@@ -81,7 +81,7 @@ final class BucketWrites {
     /** Refuses locally when what this process knows allows it, else writes once, and settles a wrong guess. */
     Outcome acquireOne(BucketDebit debit, long now) {
         String stamp = items.stamp(debit.kept());
-        KnownBuckets.Known k = known.get(debit.key(), stamp, now);
+        KnownBuckets.Known k = known.get(debit.key(), stamp);
         BucketState estimate = null;
         if (k != null) {
             estimate = k.estimate(debit.limits(), now);
@@ -147,7 +147,7 @@ final class BucketWrites {
                 if (debit.overridden()) {
                     known.forget(debit.key());        // the state seen through an override is not the bucket's
                 } else {
-                    known.learnRefusal(debit, stamp, state, at, expected);
+                    known.learnRefusal(debit, stamp, BucketItems.written(item, debit, now), at, expected);
                 }
                 return new Outcome(false, state);
             }
@@ -242,7 +242,8 @@ final class BucketWrites {
                     if (refreshed.balanceMilli(limit.name()) < amount) {
                         // refused: like every refusal it writes nothing, so that a balance the rewrite would clip
                         // to a lowered capacity is not clipped for good (the in-memory store writes no refusal)
-                        known.learnRefusal(debit, stamp, refreshed, refreshed.lastRefillMillis(), false);
+                        known.learnRefusal(debit, stamp, BucketItems.written(settled, debit, now),
+                                refreshed.lastRefillMillis(), false);
                         return new Exchanged(false, 0, refreshed, oldEntry, oldAmount, lost);
                     }
                     var put = items.put(debit, refreshed, stamp, refreshed.lastRefillMillis(), settled, null);
@@ -262,7 +263,7 @@ final class BucketWrites {
                 now = guess.lastRefillMillis();               // a clock behind the last write counts from it
                 long available = guess.balanceMilli(limit.name());
                 if (available + returned < amount) {
-                    known.learnRefusal(debit, stamp, guess, now, false);
+                    known.learnRefusal(debit, stamp, BucketItems.written(item, debit, now), now, false);
                     return new Exchanged(false, 0, guess, oldEntry, oldAmount, lost);
                 }
                 want = wholeTokens(Math.min(wanted, available + returned - amount));

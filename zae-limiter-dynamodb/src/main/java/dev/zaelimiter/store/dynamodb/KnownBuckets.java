@@ -35,13 +35,14 @@ final class KnownBuckets {
     private final Map<BucketKey, Known> known = new ConcurrentHashMap<>();
 
     /**
-     * What this process last learned of a bucket: its state at {@code learnedAt}, what calls of this process have
+     * What this process last learned of a bucket at {@code learnedAt}: its state, what calls of this process have
      * taken from it since and not yet heard back about ({@code inFlight}, milli-tokens per limit), and until when it
-     * stays away after losing a race; {@code refused}: learned from a refusal, which wrote nothing, so that
-     * {@code learnedAt} is when the bucket was read, not its last write.
+     * stays away after losing a race. The state is as of the bucket's last write: a write's own, or for a refusal
+     * (which writes nothing) the one it read, so that every call counts from that write, as the store does, also one
+     * whose clock reads earlier than the read.
      */
     record Known(String stamp, BucketState state, long learnedAt, long pausedUntil, Map<String, Long> inFlight,
-            long contendedUntil, long inFlightAt, boolean refused) {
+            long contendedUntil, long inFlightAt) {
 
         /**
          * The learned state less what is in flight, refilled to {@code now} under {@code limits}. The calls in flight
@@ -57,18 +58,19 @@ final class KnownBuckets {
                     .refilled(limits, now);
         }
 
-        /** The learned state less what is in flight, as it was learned (no refill credited since). */
+        /** The learned state less what is in flight, as it was learned (no refill credited since it was learned). */
         BucketState learned(List<Limit> limits, long now) {
-            BucketState learned = new BucketState(Math.max(now, state.lastRefillMillis()), state.limits());
+            BucketState read = state.refilled(limits, Math.min(now, learnedAt));
+            BucketState learned = new BucketState(Math.max(now, read.lastRefillMillis()), read.limits());
             return inFlight.isEmpty() ? learned : learned.debited(limits, inFlight, false);
         }
 
         private Known withInFlight(Map<String, Long> amounts, long at) {
-            return new Known(stamp, state, learnedAt, pausedUntil, Map.copyOf(amounts), contendedUntil, at, refused);
+            return new Known(stamp, state, learnedAt, pausedUntil, Map.copyOf(amounts), contendedUntil, at);
         }
 
         private Known pausedUntil(long until) {
-            return new Known(stamp, state, learnedAt, until, inFlight, contendedUntil, inFlightAt, refused);
+            return new Known(stamp, state, learnedAt, until, inFlight, contendedUntil, inFlightAt);
         }
     }
 
@@ -78,26 +80,15 @@ final class KnownBuckets {
         return k != null && k.stamp().equals(stamp) ? k : null;
     }
 
-    /**
-     * What this process knows of the bucket under {@code stamp} that a call at {@code now} may count on, or
-     * {@code null}: not a refusal read after {@code now} (a clock behind it). That state is refilled to the read, but
-     * the bucket was last written before it, and a call counts from its last write (as the in-memory store does),
-     * so such a call asks the store.
-     */
-    Known get(BucketKey key, String stamp, long now) {
-        Known k = get(key, stamp);
-        return k != null && k.refused() && now < k.learnedAt() ? null : k;
-    }
-
     /** What this process knows of the bucket at {@code now}; {@code null} when it knows nothing current. */
     BucketState estimate(BucketDebit debit, String stamp, long now) {
-        Known k = get(debit.key(), stamp, now);
+        Known k = get(debit.key(), stamp);
         return k == null ? null : k.estimate(debit.limits(), now);
     }
 
     /** {@link #localRefusal(BucketDebit, Known, BucketState, long)} from what this process knows, if anything. */
     BucketState localRefusal(BucketDebit debit, String stamp, long now) {
-        Known k = get(debit.key(), stamp, now);
+        Known k = get(debit.key(), stamp);
         return k == null ? null : localRefusal(debit, k, k.estimate(debit.limits(), now), now);
     }
 
@@ -179,11 +170,11 @@ final class KnownBuckets {
 
     /** Remembers what the store answered about a bucket; what is still in flight stays counted. */
     void learn(BucketKey key, String stamp, BucketState state, long now, long pausedUntil) {
-        learn(key, stamp, state, now, pausedUntil, 0, false);
+        learn(key, stamp, state, now, pausedUntil, 0);
     }
 
     private void learn(BucketKey key, String stamp, BucketState state, long now, long pausedUntil,
-            long contendedUntil, boolean refused) {
+            long contendedUntil) {
         if (known.size() >= MAX_KNOWN) {
             known.clear();
         }
@@ -191,7 +182,7 @@ final class KnownBuckets {
             boolean same = old != null && old.stamp().equals(stamp);
             return new Known(stamp, state, now, pausedUntil, same ? old.inFlight() : Map.of(),
                     Math.max(contendedUntil, same ? old.contendedUntil() : 0),
-                    same ? old.inFlightAt() : Long.MIN_VALUE, refused);
+                    same ? old.inFlightAt() : Long.MIN_VALUE);
         });
     }
 
@@ -208,12 +199,13 @@ final class KnownBuckets {
     }
 
     /**
-     * Remembers a bucket the store found short for {@code debit}; when this process expected it to pass, it lost a
-     * race for the last tokens: it stays away for a {@link #pause} and counts the bucket as contended for a while.
+     * Remembers a bucket the store found short for {@code debit} when read at {@code now}, its state as of its last
+     * write ({@link BucketItems#written}); when this process expected it to pass, it lost a race for the last
+     * tokens: it stays away for a {@link #pause} and counts the bucket as contended for a while.
      */
-    void learnRefusal(BucketDebit debit, String stamp, BucketState state, long now, boolean expected) {
-        learn(debit.key(), stamp, state, now, expected ? now + pause(debit, now) : 0,
-                expected ? now + CONTENDED_MILLIS : 0, true);
+    void learnRefusal(BucketDebit debit, String stamp, BucketState written, long now, boolean expected) {
+        learn(debit.key(), stamp, written, now, expected ? now + pause(debit, now) : 0,
+                expected ? now + CONTENDED_MILLIS : 0);
     }
 
     /** Forgets what this process knows of a bucket (it was deleted, or written by a path that returns nothing). */

@@ -5,6 +5,7 @@ import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.testing.MutableClock;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * What each call path costs in requests, counted on the wire with an SDK interceptor. Usage history is flushed only on
@@ -171,6 +173,32 @@ class DynamoDbRequestCostTest {
     }
 
     @Test
+    void aCallReadingTheClockJustBeforeARefusalsReadIsRefusedWithoutARequest() {
+        otherProcess().acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
+        clock.advance(Duration.ofMillis(10));
+        Duration atRead = refused(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L))).retryAfter();
+        clock.advance(Duration.ofMillis(-1));           // another thread read the clock first and calls second
+        counter.reset();
+        Duration behind = refused(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L))).retryAfter();
+        assertThat(counter.snapshot()).as("refused from the bucket as of its last write, before the read").isEmpty();
+        assertThat(behind).isEqualTo(atRead.plusMillis(1));
+    }
+
+    @Test
+    void aCallReadingTheClockBeforeTheLastWriteIsRefusedWithoutARequestCountingFromThatWrite() {
+        otherProcess().acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
+        clock.advance(Duration.ofMillis(10));
+        Duration atRead = refused(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L))).retryAfter();
+        clock.advance(Duration.ofMillis(-15));
+        counter.reset();
+        Duration behind = refused(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L))).retryAfter();
+        assertThat(counter.snapshot()).isEmpty();
+        assertThat(behind).as("the reading counts as the last write's time, 10 ms before the read")
+                .isEqualTo(atRead.plusMillis(10));
+        assertThat(limiter.available("user-1", "gpt-4")).as("no debt").containsEntry("rpm", 0L);
+    }
+
+    @Test
     void aBucketRefillingAfterExhaustionIsOneUpdatePerCall() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
         clock.advance(Duration.ofSeconds(30));
@@ -191,6 +219,10 @@ class DynamoDbRequestCostTest {
         assertThat(counter.snapshot()).as("guessed full, found busy: one read, then the right update")
                 .isEqualTo(Map.of("UpdateItem", 2L, "GetItem", 1L));
         assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 499L);
+    }
+
+    private static RateLimitExceededException refused(ThrowingCallable call) {
+        return catchThrowableOfType(RateLimitExceededException.class, call);
     }
 
     private RateLimiter otherProcess() {
