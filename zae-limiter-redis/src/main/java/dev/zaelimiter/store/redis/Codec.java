@@ -163,6 +163,16 @@ final class Codec {
         return new Entity(fields.get("id"), fields.get("nm"), fields.get("par"), "1".equals(fields.get("cas")));
     }
 
+    /** The fields of a hash that a script returned as a flat list of names and values. */
+    static Map<String, String> fields(Object flat) {
+        List<?> list = (List<?>) flat;
+        Map<String, String> fields = new LinkedHashMap<>(list.size());
+        for (int i = 0; i + 1 < list.size(); i += 2) {
+            fields.put(String.valueOf(list.get(i)), String.valueOf(list.get(i + 1)));
+        }
+        return fields;
+    }
+
     // ---- buckets
 
     static String state(BucketState state) {

@@ -11,9 +11,9 @@ import dev.zaelimiter.store.LevelConfig;
 
 import io.lettuce.core.ScriptOutputType;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,34 +25,38 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
 /**
  * Configuration levels and entity records. A call's configuration (five hashes and the configuration version) is
  * read in one script run and kept per entity and resource while the configuration version stays the one this
- * process last saw, for at most {@code stampTtl}. Every change adds one to the version; every bucket decision
- * answers with it, so that a change made by another process is in force here from this process's second decision
- * after it, and a change made here from the next one.
+ * process last saw, for at most {@code stampTtl} by the limiter's clock (a clock behind the reading makes it
+ * stale). Every change adds one to the version; every bucket decision answers with it, so that a change made by
+ * another process is in force here from this process's second decision after it, and a change made here from the
+ * next one.
  */
 final class Configuration {
 
     private static final RedisCalls.Script READ = RedisCalls.Script.load("config");
     private static final RedisCalls.Script LEVEL = RedisCalls.Script.load("level", ScriptOutputType.INTEGER);
     private static final RedisCalls.Script ENTITY = RedisCalls.Script.load("entity", ScriptOutputType.INTEGER);
-    private static final RedisCalls.Script DELETE = RedisCalls.Script.load("delete-entity", ScriptOutputType.INTEGER);
+    private static final RedisCalls.Script DELETE = RedisCalls.Script.load("delete-entity",
+            ScriptOutputType.INTEGER);
     private static final RedisCalls.Script CHILDREN = RedisCalls.Script.load("children");
     private static final int MAX_CACHED = 100_000;
 
-    private record Cached(long version, long loadedNanos, ConfigSnapshot snapshot) {
+    private record Cached(long version, long loadedAt, ConfigSnapshot snapshot) {
     }
 
     private final RedisCalls redis;
     private final Keys keys;
-    private final long stampNanos;
+    private final Clock clock;
+    private final long stampTtl;
     private final AtomicLong version = new AtomicLong(-1);
     private final ConcurrentHashMap<List<String>, Cached> cache = new ConcurrentHashMap<>();
     /** The last level read per key, handed out again while it is equal, so that callers can compare by identity. */
     private final ConcurrentHashMap<String, LevelConfig> levels = new ConcurrentHashMap<>();
 
-    Configuration(RedisCalls redis, Keys keys, long stampNanos) {
+    Configuration(RedisCalls redis, Keys keys, Clock clock, long stampTtl) {
         this.redis = redis;
         this.keys = keys;
-        this.stampNanos = stampNanos;
+        this.clock = clock;
+        this.stampTtl = stampTtl;
     }
 
     /** Takes note of a configuration version the server reported. */
@@ -63,8 +67,9 @@ final class Configuration {
     ConfigSnapshot load(String entityId, String resource) {
         List<String> key = List.of(entityId, resource);
         Cached cached = cache.get(key);
-        long nanos = System.nanoTime();
-        if (cached != null && cached.version() == version.get() && nanos - cached.loadedNanos() < stampNanos) {
+        long now = clock.millis();
+        if (cached != null && cached.version() == version.get() && cached.loadedAt() <= now
+                && now - cached.loadedAt() < stampTtl) {
             return cached.snapshot();
         }
         List<String> k = List.of(keys.configVersion(), keys.entity(entityId),
@@ -76,7 +81,7 @@ final class Configuration {
         seen(at);
         ConfigSnapshot snapshot;
         try {
-            snapshot = new ConfigSnapshot(Codec.entity(fields(reply.get(1))), level(k.get(2), reply.get(2)),
+            snapshot = new ConfigSnapshot(Codec.entity(Codec.fields(reply.get(1))), level(k.get(2), reply.get(2)),
                     level(k.get(3), reply.get(3)), level(k.get(4), reply.get(4)), level(k.get(5), reply.get(5)));
         } catch (RuntimeException e) {
             throw corrupt("the configuration of " + entityId + " on " + resource, e);
@@ -84,12 +89,12 @@ final class Configuration {
         if (cache.size() >= MAX_CACHED) {
             cache.clear();
         }
-        cache.put(key, new Cached(at, nanos, snapshot));
+        cache.put(key, new Cached(at, now, snapshot));
         return snapshot;
     }
 
     private LevelConfig level(String key, Object fields) {
-        LevelConfig read = Codec.level(fields(fields));
+        LevelConfig read = Codec.level(Codec.fields(fields));
         LevelConfig known = levels.get(key);
         if (read.equals(known)) {
             return known;
@@ -191,23 +196,13 @@ final class Configuration {
                 List.of(keys.entity("")));
         List<Entity> children = new ArrayList<>();
         for (Object record : records) {
-            Entity child = Codec.entity(fields(record));
+            Entity child = Codec.entity(Codec.fields(record));
             if (child != null && parentId.equals(child.parentId())) {
                 children.add(child);
             }
         }
         children.sort(Comparator.comparing(Entity::id));
         return children;
-    }
-
-    /** The fields of a hash that a script returned as a flat list of names and values. */
-    private static Map<String, String> fields(Object flat) {
-        List<?> list = (List<?>) flat;
-        Map<String, String> fields = new LinkedHashMap<>(list.size());
-        for (int i = 0; i + 1 < list.size(); i += 2) {
-            fields.put(String.valueOf(list.get(i)), String.valueOf(list.get(i + 1)));
-        }
-        return fields;
     }
 
     private dev.zaelimiter.CorruptStateException corrupt(String what, RuntimeException e) {

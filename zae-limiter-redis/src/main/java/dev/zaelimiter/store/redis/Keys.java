@@ -46,4 +46,42 @@ record Keys(String prefix) {
     String bucketsOf(String entityId) {
         return entity(entityId) + "#B#*";
     }
+
+    /** The prefix of usage periods of one granularity ({@code H} or {@code D}): the period's name follows. */
+    String usagePeriods(String granularity) {
+        return prefix + "#U#" + granularity + "#";
+    }
+
+    /** The usage periods of {@code resource} (a sorted set by start). */
+    String usageOfResource(String granularity, String resource) {
+        return prefix + "#UR#" + granularity + "#" + resource;
+    }
+
+    /** The usage periods of {@code entityId} on every resource (a sorted set by start). */
+    String usageOfEntity(String granularity, String entityId) {
+        return prefix + "#UE#" + granularity + "#" + entityId;
+    }
+
+    /** The prefix of audit events: the event's sort key follows. */
+    String auditEvents() {
+        return prefix + "#AE#";
+    }
+
+    /** Every audit event (a sorted set of sort keys). */
+    String auditAll() {
+        return prefix + "#A";
+    }
+
+    String auditSystem() {
+        return prefix + "#A#S";
+    }
+
+    String auditResource(String resource) {
+        return prefix + "#A#R#" + resource;
+    }
+
+    /** The events of an entity: its record and its levels on every resource. */
+    String auditEntity(String entityId) {
+        return prefix + "#A#E#" + entityId;
+    }
 }

@@ -5,6 +5,7 @@ import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.AcquireResult;
+import dev.zaelimiter.store.AuditStore;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
@@ -12,6 +13,7 @@ import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.UsageStore;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -49,6 +51,8 @@ public final class RedisStore implements LimiterStore {
     private final Keys keys;
     private final Configuration config;
     private final Buckets buckets;
+    private final RedisUsage usage;
+    private final RedisAudit audit;
     private final Duration requestTimeout;
 
     private RedisStore(Builder builder) {
@@ -85,9 +89,10 @@ public final class RedisStore implements LimiterStore {
         }
         this.keys = new Keys(builder.prefix);
         this.redis = new RedisCalls(client, builder.client == null, requestTimeout, where);
-        this.config = new Configuration(redis, keys, builder.stampTtl.toNanos());
+        this.config = new Configuration(redis, keys, builder.clock, builder.stampTtl.toMillis());
         this.buckets = new Buckets(redis, keys, config::seen, RETRY_DEADLINES * requestTimeout.toNanos());
-        Objects.requireNonNull(builder.clock);
+        this.usage = new RedisUsage(redis, keys);
+        this.audit = new RedisAudit(redis, keys);
     }
 
     /** A builder; {@link Builder#client} or {@link Builder#uri} is required. */
@@ -219,6 +224,18 @@ public final class RedisStore implements LimiterStore {
         return buckets.peek(debits, now);
     }
 
+    // ---- history
+
+    @Override
+    public UsageStore usage() {
+        return usage;
+    }
+
+    @Override
+    public AuditStore audit() {
+        return audit;
+    }
+
     /** Closes the connection, and the client when the store made it from a URI; later calls fail as unavailable. */
     @Override
     public void close() {
@@ -261,7 +278,7 @@ public final class RedisStore implements LimiterStore {
             return this;
         }
 
-        /** The limiter's clock; the system clock when not set. */
+        /** The clock for configuration cache expiry; the system clock when not set. Use the limiter's. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
