@@ -25,8 +25,8 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
 /**
  * Configuration levels and entity records. A call's configuration (five hashes and the configuration version) is
  * read in one script run and kept per entity and resource while the configuration version stays the one this
- * process last saw, for at most {@code stampTtl} by the limiter's clock (a clock behind the reading makes it
- * stale). Every change adds one to the version; every bucket decision answers with it, so that a change made by
+ * process last saw, for at most {@code stampTtl} by the limiter's clock (a clock a second or more behind the
+ * reading makes it stale). Every change adds one to the version; every bucket decision answers with it, so that a change made by
  * another process is in force here from this process's second decision after it, and a change made here from the
  * next one.
  */
@@ -39,6 +39,11 @@ final class Configuration {
             ScriptOutputType.INTEGER);
     private static final RedisCalls.Script CHILDREN = RedisCalls.Script.load("children");
     private static final int MAX_CACHED = 100_000;
+    /**
+     * How far behind a reading the clock must show to make it stale: closer, another thread read the clock first
+     * and got here second.
+     */
+    private static final long STEP_BACK_MILLIS = 1_000;
 
     private record Cached(long version, long loadedAt, ConfigSnapshot snapshot) {
     }
@@ -68,8 +73,8 @@ final class Configuration {
         List<String> key = List.of(entityId, resource);
         Cached cached = cache.get(key);
         long now = clock.millis();
-        if (cached != null && cached.version() == version.get() && cached.loadedAt() <= now
-                && now - cached.loadedAt() < stampTtl) {
+        if (cached != null && cached.version() == version.get() && now - cached.loadedAt() < stampTtl
+                && cached.loadedAt() - now < STEP_BACK_MILLIS) {
             return cached.snapshot();
         }
         List<String> k = List.of(keys.configVersion(), keys.entity(entityId),

@@ -2,6 +2,7 @@ package dev.zaelimiter.store.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -18,6 +19,7 @@ public final class RedisTestStores {
 
     private static final AtomicInteger PREFIXES = new AtomicInteger();
     private static RedisClient client;
+    private static StatefulRedisConnection<String, String> connection;
 
     private RedisTestStores() {
     }
@@ -30,6 +32,14 @@ public final class RedisTestStores {
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
         }
         return client;
+    }
+
+    /** A connection of the tests' own to the shared server, to look at what the stores wrote. */
+    public static synchronized StatefulRedisConnection<String, String> connection() {
+        if (connection == null) {
+            connection = client().connect();
+        }
+        return connection;
     }
 
     /** A store on the shared server, under a prefix no other store uses. */
