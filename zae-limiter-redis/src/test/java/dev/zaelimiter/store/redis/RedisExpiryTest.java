@@ -68,6 +68,14 @@ class RedisExpiryTest {
         assertThat(ttl("user-1", "api")).as("no expiry (-1)").isEqualTo(-1);
     }
 
+    @Test
+    void aOneLimitBucketTakesUnderTwoHundredBytes() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 100)));
+        limiter.acquire("user-1", "api", Map.of("rpm", 1L)).close();
+        Long bytes = RedisTestStores.connection().sync().memoryUsage(store.prefix() + "#E#user-1#B#api");
+        assertThat(bytes).isLessThan(200);
+    }
+
     private long ttl(String entity, String resource) {
         RedisCommands<String, String> redis = RedisTestStores.connection().sync();
         return redis.pttl(store.prefix() + "#E#" + entity + "#B#" + resource);
