@@ -26,9 +26,9 @@ import static dev.zaelimiter.internal.Identifiers.DEFAULT_RESOURCE;
  * Configuration levels and entity records. A call's configuration (five hashes and the configuration version) is
  * read in one script run and kept per entity and resource while the configuration version stays the one this
  * process last saw, for at most {@code stampTtl} by the limiter's clock (a clock a second or more behind the
- * reading makes it stale). Every change adds one to the version; every bucket decision answers with it, so that a change made by
- * another process is in force here from this process's second decision after it, and a change made here from the
- * next one.
+ * reading makes it stale). Every change adds one to the version; every bucket decision answers with it, so that a
+ * change made by another process is in force here from this process's second decision after it, and a change made
+ * here from the next one.
  */
 final class Configuration {
 
