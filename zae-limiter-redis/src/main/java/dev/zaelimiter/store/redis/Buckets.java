@@ -24,7 +24,8 @@ import java.util.function.LongConsumer;
  * with the rules of {@link BucketState}, and sent as one {@code bucket.lua} run that writes every bucket only if none
  * changed since (all or nothing). When one did, the answer carries every bucket as it is, and the decision is made
  * again from that: no bucket is read before a decision. Threads of this process take turns per bucket, so that only
- * other processes' writes make a decision go round again.
+ * other processes' writes make a decision go round again. A call refused on buckets this process learned less than
+ * {@link #LOCAL_REFUSAL_MILLIS} ago is refused without a round trip.
  */
 final class Buckets {
 
@@ -36,10 +37,27 @@ final class Buckets {
     private static final long MAX_TTL = 20L * 366 * 24 * HOUR;
     private static final int MAX_KNOWN = 100_000;
     private static final int STRIPES = 256;
+    /**
+     * How long a refusal decided on a bucket as this process last saw it stands without a round trip: other
+     * processes can only have taken tokens since (or, rarely, given some back), so it errs only towards refusing.
+     */
+    static final long LOCAL_REFUSAL_MILLIS = 1_000;
 
-    /** A bucket as this process last saw it: the token of its last write ("" for none), its horizon and state. */
-    private record Seen(String token, long endsAfter, BucketState state) {
-        static final Seen ABSENT = new Seen("", 0, null);
+    /**
+     * A bucket as this process last saw it: the token of its last write ("" for none), its horizon and state, and
+     * the instant of the decision that learned it.
+     */
+    private record Seen(String token, long endsAfter, BucketState state, long learnedAt) {
+        static final Seen ABSENT = new Seen("", 0, null, Long.MIN_VALUE);
+
+        Seen learned(long at) {
+            return new Seen(token, endsAfter, state, at);
+        }
+
+        /** Whether a refusal made on this state may stand without asking Redis: learned less than a second ago. */
+        boolean recent(long now) {
+            return !token.isEmpty() && now >= learnedAt && now - learnedAt < LOCAL_REFUSAL_MILLIS;
+        }
     }
 
     /** What one decision writes ({@code null}: nothing, for that bucket) and what the caller gets. */
@@ -147,6 +165,9 @@ final class Buckets {
                     refilled[i] = refilled(debits.get(i), known[i], now);
                 }
                 Outcome<T> outcome = decision.decide(refilled);
+                if (refusedOnRecentStates(outcome, known, now)) {
+                    return outcome.result();
+                }
                 Seen[] current = send(debits, known, outcome.writes(), now);
                 if (current == null) {
                     return outcome.result();
@@ -160,6 +181,16 @@ final class Buckets {
         } finally {
             unlock(held);
         }
+    }
+
+    /** Whether {@code outcome} writes nothing (a refusal) and every bucket it was decided on was learned lately. */
+    private static boolean refusedOnRecentStates(Outcome<?> outcome, Seen[] known, long now) {
+        for (int i = 0; i < known.length; i++) {
+            if (outcome.writes()[i] != null || !known[i].recent(now)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The bucket as {@code known} holds it (a bucket whose life ended reads as new), refilled to {@code now}. */
@@ -203,10 +234,8 @@ final class Buckets {
         configVersion.accept(Long.parseLong(String.valueOf(reply.get(1))));
         if (((Long) reply.get(0)) == 1L) {
             for (int i = 0; i < debits.size(); i++) {
-                if (tokens[i] != null) {
-                    remember(debits.get(i).key(), new Seen(tokens[i],
-                            BucketLife.endsAfter(debits.get(i).kept(), writes[i].lastRefillMillis()), writes[i]));
-                }
+                remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new Seen(tokens[i],
+                        BucketLife.endsAfter(debits.get(i).kept(), writes[i].lastRefillMillis()), writes[i], now));
             }
             return null;
         }
@@ -214,7 +243,7 @@ final class Buckets {
         for (int i = 0; i < current.length; i++) {
             String token = (String) reply.get(2 + 3 * i);
             current[i] = token.isEmpty() ? Seen.ABSENT : read(debits.get(i).key(), token,
-                    (String) reply.get(3 + 3 * i), (String) reply.get(4 + 3 * i));
+                    (String) reply.get(3 + 3 * i), (String) reply.get(4 + 3 * i)).learned(now);
             remember(debits.get(i).key(), current[i]);
         }
         return current;
@@ -222,7 +251,7 @@ final class Buckets {
 
     private Seen read(BucketKey key, String token, String state, String endsAfter) {
         try {
-            return new Seen(token, Long.parseLong(endsAfter), Codec.state(state));
+            return new Seen(token, Long.parseLong(endsAfter), Codec.state(state), Long.MIN_VALUE);
         } catch (RuntimeException e) {
             throw new dev.zaelimiter.CorruptStateException("the Redis bucket " + keys.bucket(key) + " cannot be"
                     + " read (" + e + "); reset the bucket (RateLimiterAdmin.resetBucket) to repair it", e);

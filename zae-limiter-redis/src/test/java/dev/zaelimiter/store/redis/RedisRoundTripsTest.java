@@ -56,12 +56,18 @@ class RedisRoundTripsTest {
     }
 
     @Test
-    void aRefusalIsOneRunThatWritesNothing() {
+    void aRefusalOnABucketLearnedUnderASecondAgoCostsNothingAndLaterOneRunThatWritesNothing() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L)).close();
         String key = store.prefix() + "#E#user-1#B#gpt-4";
         Map<String, String> written = redis().hgetall(key);
         long before = store.commands();
         assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(store.commands() - before).isZero();
+
+        clock.advance(Duration.ofSeconds(1));                       // 16 tokens back: not enough for 20
+        before = store.commands();
+        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 20L)))
                 .isInstanceOf(RateLimitExceededException.class);
         assertThat(store.commands() - before).isEqualTo(1);
         assertThat(redis().hgetall(key)).isEqualTo(written);
@@ -78,11 +84,12 @@ class RedisRoundTripsTest {
         assertThat(limiter.available("org-1", "gpt-4")).containsEntry("rpm", 998L);
 
         limiter.acquire("org-1", "gpt-4", Map.of("rpm", 998L)).close();
+        clock.advance(Duration.ofSeconds(1));                       // 16 tokens back: not enough for 20
         before = store.commands();
-        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)))
+        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 20L)))
                 .isInstanceOf(RateLimitExceededException.class);
         assertThat(store.commands() - before).as("the parent refuses: nothing to give back").isEqualTo(1);
-        assertThat(limiter.available("user-1", "gpt-4")).as("the child was not debited").containsEntry("rpm", 998L);
+        assertThat(limiter.available("user-1", "gpt-4")).as("the child was not debited").containsEntry("rpm", 1000L);
     }
 
     @Test
