@@ -54,9 +54,12 @@ final class Buckets {
             return new Seen(token, endsAfter, state, at);
         }
 
-        /** Whether a refusal made on this state may stand without asking Redis: learned less than a second ago. */
+        /**
+         * Whether a refusal made on this state may stand without asking Redis: learned (written, confirmed, or found
+         * absent) less than a second ago.
+         */
         boolean recent(long now) {
-            return !token.isEmpty() && now >= learnedAt && now - learnedAt < LOCAL_REFUSAL_MILLIS;
+            return learnedAt != Long.MIN_VALUE && now >= learnedAt && now - learnedAt < LOCAL_REFUSAL_MILLIS;
         }
     }
 
@@ -133,17 +136,28 @@ final class Buckets {
     }
 
     List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
-        Seen[] current = send(debits, null, null, now);
-        List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
-        for (int i = 0; i < debits.size(); i++) {
-            snapshots.add(new BucketSnapshot(debits.get(i).key(), refilled(debits.get(i), current[i], now)));
+        int[] held = lock(debits);                  // what it learns must not overwrite a later decision's
+        try {
+            Seen[] current = send(debits, null, null, now);
+            List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
+            for (int i = 0; i < debits.size(); i++) {
+                snapshots.add(new BucketSnapshot(debits.get(i).key(), refilled(debits.get(i), current[i], now)));
+            }
+            return snapshots;
+        } finally {
+            unlock(held);
         }
-        return snapshots;
     }
 
     void delete(BucketKey key) {
-        redis.call(r -> r.del(keys.bucket(key)));
-        seen.remove(key);
+        ReentrantLock stripe = stripes[stripe(key)];
+        stripe.lock();
+        try {
+            redis.call(r -> r.del(keys.bucket(key)));
+            seen.remove(key);
+        } finally {
+            stripe.unlock();
+        }
     }
 
     /** Forgets what this process saw of {@code entityId}'s buckets (they were deleted). */
@@ -294,12 +308,16 @@ final class Buckets {
     }
 
     private int[] lock(List<BucketDebit> debits) {
-        int[] held = debits.stream().mapToInt(d -> Math.floorMod(d.key().hashCode(), STRIPES)).distinct().toArray();
+        int[] held = debits.stream().mapToInt(d -> stripe(d.key())).distinct().toArray();
         Arrays.sort(held);
         for (int stripe : held) {
             stripes[stripe].lock();
         }
         return held;
+    }
+
+    private static int stripe(BucketKey key) {
+        return Math.floorMod(key.hashCode(), STRIPES);
     }
 
     private void unlock(int[] held) {

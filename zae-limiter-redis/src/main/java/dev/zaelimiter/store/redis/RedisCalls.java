@@ -23,8 +23,8 @@ import java.util.function.Function;
 /**
  * Every command the store sends, on one connection that its threads share, each under the request deadline: a
  * transport failure, a timeout or an error answer becomes {@link StoreUnavailableException}. Scripts are sent by
- * their digest ({@code EVALSHA}) and loaded when the server does not know them (first use, a restart, a
- * {@code SCRIPT FLUSH}).
+ * their digest ({@code EVALSHA}), and whole ({@code EVAL}, which also loads them) when the server does not know
+ * them (first use, a restart, a {@code SCRIPT FLUSH}).
  */
 final class RedisCalls implements AutoCloseable {
 
@@ -75,9 +75,8 @@ final class RedisCalls implements AutoCloseable {
             try {
                 return (T) redis.evalsha(script.sha(), script.output(), k, a);
             } catch (RedisNoScriptException e) {
-                redis.scriptLoad(script.text());
                 commands.incrementAndGet();
-                return (T) redis.evalsha(script.sha(), script.output(), k, a);
+                return (T) redis.eval(script.text(), script.output(), k, a);     // runs it and loads it
             }
         });
     }
@@ -113,7 +112,7 @@ final class RedisCalls implements AutoCloseable {
         }
     }
 
-    /** Commands sent (each script run and each plain call counts one; a script load one more). */
+    /** Round trips made: one per script run or plain call, one more where a script had to be sent whole. */
     long commands() {
         return commands.get();
     }
