@@ -1,0 +1,328 @@
+package dev.zaelimiter.store.redis;
+
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.store.AcquireResult;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.BucketLife;
+import dev.zaelimiter.store.BucketSnapshot;
+import dev.zaelimiter.store.BucketState;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
+
+/**
+ * The buckets: each decision is computed here from the state this process last saw of every bucket it touches,
+ * with the rules of {@link BucketState}, and sent as one {@code bucket.lua} run that writes every bucket only if none
+ * changed since (all or nothing). When one did, the answer carries every bucket as it is, and the decision is made
+ * again from that: no bucket is read before a decision. Threads of this process take turns per bucket, so that only
+ * other processes' writes make a decision go round again. A call refused on buckets this process learned less than
+ * {@link #LOCAL_REFUSAL_MILLIS} ago is refused without a round trip.
+ */
+final class Buckets {
+
+    private static final RedisCalls.Script SCRIPT = RedisCalls.Script.load("bucket");
+    /** A token no write has: asks the script for the buckets as they are. */
+    private static final String READ = "-";
+    private static final long HOUR = 3_600_000L;
+    /** The longest time to live set: beyond it a bucket keeps none (Redis refuses expiry times past its range). */
+    private static final long MAX_TTL = 20L * 366 * 24 * HOUR;
+    private static final int MAX_KNOWN = 100_000;
+    private static final int STRIPES = 256;
+    /**
+     * How long a refusal decided on a bucket as this process last saw it stands without a round trip: other
+     * processes can only have taken tokens since (or, rarely, given some back), so it errs only towards refusing.
+     */
+    static final long LOCAL_REFUSAL_MILLIS = 1_000;
+
+    /**
+     * A bucket as this process last saw it: the token of its last write ("" for none), its horizon and state, and
+     * the instant of the decision that learned it.
+     */
+    private record Seen(String token, long endsAfter, BucketState state, long learnedAt) {
+        static final Seen ABSENT = new Seen("", 0, null, Long.MIN_VALUE);
+
+        Seen learned(long at) {
+            return new Seen(token, endsAfter, state, at);
+        }
+
+        /**
+         * Whether a refusal made on this state may stand without asking Redis: learned (written, confirmed, or found
+         * absent) less than a second ago.
+         */
+        boolean recent(long now) {
+            return learnedAt != Long.MIN_VALUE && now >= learnedAt && now - learnedAt < LOCAL_REFUSAL_MILLIS;
+        }
+    }
+
+    /** What one decision writes ({@code null}: nothing, for that bucket) and what the caller gets. */
+    private record Outcome<T>(T result, BucketState[] writes) {
+    }
+
+    /** One decision over the buckets refilled to its instant. */
+    private interface Decision<T> {
+        Outcome<T> decide(BucketState[] refilled);
+    }
+
+    private final RedisCalls redis;
+    private final Keys keys;
+    private final LongConsumer configVersion;
+    private final long retryNanos;
+    private final ConcurrentHashMap<BucketKey, Seen> seen = new ConcurrentHashMap<>();
+    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+
+    Buckets(RedisCalls redis, Keys keys, LongConsumer configVersion, long retryNanos) {
+        this.redis = redis;
+        this.keys = keys;
+        this.configVersion = configVersion;
+        this.retryNanos = retryNanos;
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new ReentrantLock();
+        }
+    }
+
+    AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
+        return decide(debits, now, refilled -> {
+            boolean admitted = true;
+            for (int i = 0; i < debits.size() && admitted; i++) {
+                BucketDebit debit = debits.get(i);
+                admitted = debit.countOnly() || refilled[i].admits(debit.limits(), debit.amountsMilli());
+            }
+            BucketState[] writes = new BucketState[debits.size()];
+            List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
+            for (int i = 0; i < debits.size(); i++) {
+                BucketDebit d = debits.get(i);
+                BucketState state = refilled[i];
+                if (admitted) {
+                    writes[i] = state.debitedKept(d.limits(), d.kept(), d.amountsMilli(), d.countOnly(), d.leaseId());
+                    state = state.debited(d.limits(), d.amountsMilli(), d.countOnly(), d.leaseId());
+                }
+                snapshots.add(new BucketSnapshot(d.key(), state));
+            }
+            return new Outcome<>(new AcquireResult(admitted, snapshots), writes);
+        });
+    }
+
+    void apply(List<BucketDebit> debits, long now) {
+        decide(debits, now, refilled -> {
+            BucketState[] writes = new BucketState[debits.size()];
+            for (int i = 0; i < writes.length; i++) {
+                BucketDebit d = debits.get(i);
+                writes[i] = refilled[i].adjusted(d.limits(), d.amountsMilli(), d.countOnly(), d.leaseId());
+            }
+            return new Outcome<>(null, writes);
+        });
+    }
+
+    boolean renew(List<BucketDebit> debits, long now) {
+        return decide(debits, now, refilled -> {
+            boolean held = true;
+            BucketState[] writes = new BucketState[debits.size()];
+            for (int i = 0; i < writes.length; i++) {
+                BucketDebit d = debits.get(i);
+                held &= refilled[i].holds(d.limits(), d.amountsMilli(), d.leaseId());
+                writes[i] = refilled[i].renewed(d.limits(), d.leaseId());
+            }
+            return new Outcome<>(held, writes);
+        });
+    }
+
+    List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
+        int[] held = lock(debits);                  // what it learns must not overwrite a later decision's
+        try {
+            Seen[] current = send(debits, null, null, now);
+            List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
+            for (int i = 0; i < debits.size(); i++) {
+                snapshots.add(new BucketSnapshot(debits.get(i).key(), refilled(debits.get(i), current[i], now)));
+            }
+            return snapshots;
+        } finally {
+            unlock(held);
+        }
+    }
+
+    void delete(BucketKey key) {
+        ReentrantLock stripe = stripes[stripe(key)];
+        stripe.lock();
+        try {
+            redis.call(r -> r.del(keys.bucket(key)));
+            seen.remove(key);
+        } finally {
+            stripe.unlock();
+        }
+    }
+
+    /** Forgets what this process saw of {@code entityId}'s buckets (they were deleted). */
+    void forget(String entityId) {
+        seen.keySet().removeIf(key -> key.entityId().equals(entityId));
+    }
+
+    private <T> T decide(List<BucketDebit> debits, long now, Decision<T> decision) {
+        int[] held = lock(debits);
+        try {
+            long deadline = System.nanoTime() + retryNanos;
+            Seen[] known = new Seen[debits.size()];
+            for (int i = 0; i < known.length; i++) {
+                known[i] = seen.getOrDefault(debits.get(i).key(), Seen.ABSENT);
+            }
+            while (true) {
+                BucketState[] refilled = new BucketState[known.length];
+                for (int i = 0; i < known.length; i++) {
+                    refilled[i] = refilled(debits.get(i), known[i], now);
+                }
+                Outcome<T> outcome = decision.decide(refilled);
+                if (refusedOnRecentStates(outcome, known, now)) {
+                    return outcome.result();
+                }
+                Seen[] current = send(debits, known, outcome.writes(), now);
+                if (current == null) {
+                    return outcome.result();
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new StoreUnavailableException("other processes kept writing the buckets " + keysOf(debits)
+                            + " for " + retryNanos / 1_000_000 + " ms: no decision could be written", null);
+                }
+                known = current;
+            }
+        } finally {
+            unlock(held);
+        }
+    }
+
+    /** Whether {@code outcome} writes nothing (a refusal) and every bucket it was decided on was learned lately. */
+    private static boolean refusedOnRecentStates(Outcome<?> outcome, Seen[] known, long now) {
+        for (int i = 0; i < known.length; i++) {
+            if (outcome.writes()[i] != null || !known[i].recent(now)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The bucket as {@code known} holds it (a bucket whose life ended reads as new), refilled to {@code now}. */
+    private static BucketState refilled(BucketDebit debit, Seen known, long now) {
+        BucketState stored = known.state();
+        if (stored != null && known.endsAfter() <= now
+                && BucketLife.ended(known.endsAfter(), stored.refilled(debit.kept(), now), debit.kept(), now)) {
+            stored = null;
+        }
+        return stored == null ? BucketState.fresh(debit.limits(), now) : stored.refilled(debit.limits(), now);
+    }
+
+    /**
+     * Sends one decision: {@code writes} (null entries write nothing) conditioned on {@code known}; with
+     * {@code known == null}, only asks for the buckets. Returns {@code null} when the decision was written, else the
+     * buckets as the server holds them (also remembered).
+     */
+    private Seen[] send(List<BucketDebit> debits, Seen[] known, BucketState[] writes, long now) {
+        List<String> k = new ArrayList<>(debits.size() + 1);
+        List<String> args = new ArrayList<>(1 + 5 * debits.size());
+        args.add(Integer.toString(debits.size()));
+        String[] tokens = new String[debits.size()];
+        for (int i = 0; i < debits.size(); i++) {
+            BucketDebit d = debits.get(i);
+            k.add(keys.bucket(d.key()));
+            args.add(known == null ? READ : known[i].token());
+            BucketState write = writes == null ? null : writes[i];
+            if (write == null) {
+                args.addAll(List.of("", "", "", ""));
+                continue;
+            }
+            tokens[i] = Long.toHexString(ThreadLocalRandom.current().nextLong() | 1L);
+            long endsAfter = BucketLife.endsAfter(d.kept(), write.lastRefillMillis());
+            args.add(tokens[i]);
+            args.add(Codec.state(write));
+            args.add(Long.toString(endsAfter));
+            args.add(Long.toString(timeToLive(write, d.kept(), endsAfter, now)));
+        }
+        k.add(keys.configVersion());
+        List<Object> reply = redis.run(SCRIPT, k, args);
+        configVersion.accept(Long.parseLong(String.valueOf(reply.get(1))));
+        if (((Long) reply.get(0)) == 1L) {
+            for (int i = 0; i < debits.size(); i++) {
+                remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new Seen(tokens[i],
+                        BucketLife.endsAfter(debits.get(i).kept(), writes[i].lastRefillMillis()), writes[i], now));
+            }
+            return null;
+        }
+        Seen[] current = new Seen[debits.size()];
+        for (int i = 0; i < current.length; i++) {
+            String token = (String) reply.get(2 + 3 * i);
+            current[i] = token.isEmpty() ? Seen.ABSENT : read(debits.get(i).key(), token,
+                    (String) reply.get(3 + 3 * i), (String) reply.get(4 + 3 * i)).learned(now);
+            remember(debits.get(i).key(), current[i]);
+        }
+        return current;
+    }
+
+    private Seen read(BucketKey key, String token, String state, String endsAfter) {
+        try {
+            return new Seen(token, Long.parseLong(endsAfter), Codec.state(state), Long.MIN_VALUE);
+        } catch (RuntimeException e) {
+            throw new dev.zaelimiter.CorruptStateException("the Redis bucket " + keys.bucket(key) + " cannot be"
+                    + " read (" + e + "); reset the bucket (RateLimiterAdmin.resetBucket) to repair it", e);
+        }
+    }
+
+    private void remember(BucketKey key, Seen state) {
+        if (seen.size() >= MAX_KNOWN) {
+            seen.clear();
+        }
+        seen.put(key, state);
+    }
+
+    /**
+     * How long Redis keeps a bucket written at {@code now}: past its horizon and past the instant it is full again,
+     * plus an hour for clocks that differ, so that the key goes only once reading it would give a new bucket. A
+     * bucket owing on a scheduled limit (whose refill instant the schedule moves) or on a limit that never refills
+     * gets none (0), as does one full again only more than 20 years on: the next write that leaves it payable
+     * sooner sets one.
+     */
+    static long timeToLive(BucketState state, List<Limit> kept, long endsAfter, long now) {
+        long until = endsAfter;
+        for (Limit limit : kept) {
+            long capacity = Limits.parametersAt(limit, state.lastRefillMillis()).capacityMilli();
+            if (state.balanceMilli(limit.name()) >= capacity && state.limits().containsKey(limit.name())) {
+                continue;
+            }
+            long wait = limit.schedule().isEmpty() ? state.retryAfterMillis(limit, capacity) : BucketMath.NEVER;
+            if (wait == BucketMath.NEVER) {
+                return 0;
+            }
+            until = Math.max(until, BucketMath.saturatedAdd(state.lastRefillMillis(), wait));
+        }
+        long ttl = BucketMath.saturatedAdd(until - Math.min(now, until), HOUR);
+        return ttl > MAX_TTL ? 0 : ttl;
+    }
+
+    private String keysOf(List<BucketDebit> debits) {
+        return debits.stream().map(d -> keys.bucket(d.key())).toList().toString();
+    }
+
+    private int[] lock(List<BucketDebit> debits) {
+        int[] held = debits.stream().mapToInt(d -> stripe(d.key())).distinct().toArray();
+        Arrays.sort(held);
+        for (int stripe : held) {
+            stripes[stripe].lock();
+        }
+        return held;
+    }
+
+    private static int stripe(BucketKey key) {
+        return Math.floorMod(key.hashCode(), STRIPES);
+    }
+
+    private void unlock(int[] held) {
+        for (int i = held.length - 1; i >= 0; i--) {
+            stripes[held[i]].unlock();
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.zaelimiter.store.redis;
+
+import dev.zaelimiter.AuditEvent;
+import dev.zaelimiter.AuditPage;
+import dev.zaelimiter.AuditQuery;
+import dev.zaelimiter.AuditScope;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The audit log in Redis: one hash per event under its sort key, and the sort keys in sorted sets ordered by key
+ * (every score 0): one of every event, and one per system, resource and entity target. A page is one script run,
+ * more only when the query's time range or resource leaves out events of its log. Events expire after two years.
+ */
+final class RedisAudit implements dev.zaelimiter.store.AuditStore {
+
+    static final Duration RETENTION = Duration.ofDays(730);
+
+    private static final RedisCalls.Script APPEND = RedisCalls.Script.load("audit-append",
+            io.lettuce.core.ScriptOutputType.INTEGER);
+    private static final RedisCalls.Script READ = RedisCalls.Script.load("audit-read");
+
+    private final RedisCalls redis;
+    private final Keys keys;
+
+    RedisAudit(RedisCalls redis, Keys keys) {
+        this.redis = redis;
+        this.keys = keys;
+    }
+
+    @Override
+    public void append(AuditEvent event) {
+        String sortKey = AuditQuery.sortKey(event);
+        List<String> logs = new ArrayList<>(List.of(keys.auditEvents() + sortKey, keys.auditAll()));
+        if (event.scope() == AuditScope.SYSTEM) {
+            logs.add(keys.auditSystem());
+        } else if (event.scope() == AuditScope.RESOURCE) {
+            logs.add(keys.auditResource(event.resource()));
+        } else {
+            logs.add(keys.auditEntity(event.entityId()));
+        }
+        String oldest = String.format("%015d", event.at().toEpochMilli() - RETENTION.toMillis());
+        List<String> args = new ArrayList<>(List.of(sortKey, Long.toString(RETENTION.toMillis()), oldest));
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("id", event.id());
+        fields.put("at", Long.toString(event.at().toEpochMilli()));
+        fields.put("act", event.actor());
+        fields.put("ac", event.action());
+        putIfSet(fields, "ent", event.entityId());
+        putIfSet(fields, "res", event.resource());
+        putIfSet(fields, "bf", event.before());
+        putIfSet(fields, "af", event.after());
+        fields.forEach((field, value) -> {
+            args.add(field);
+            args.add(value);
+        });
+        redis.run(APPEND, logs, args);
+    }
+
+    private static void putIfSet(Map<String, String> fields, String field, String value) {
+        if (value != null) {
+            fields.put(field, value);
+        }
+    }
+
+    @Override
+    public AuditPage read(AuditQuery query) {
+        String log = switch (query.target()) {
+            case ALL -> keys.auditAll();
+            case SYSTEM -> keys.auditSystem();
+            case RESOURCE -> keys.auditResource(query.resource());
+            case ENTITY -> keys.auditEntity(query.entityId());
+        };
+        int batch = Math.min(AuditQuery.MAX_PAGE_SIZE, query.pageSize() + 1);
+        String before = query.cursor() == null ? "+" : "(" + query.cursor();
+        List<AuditEvent> page = new ArrayList<>();
+        while (true) {
+            List<Object> reply = redis.run(READ, List.of(log), List.of(before, Integer.toString(batch),
+                    keys.auditEvents()));
+            for (int i = 0; i + 1 < reply.size(); i += 2) {
+                Map<String, String> fields = Codec.fields(reply.get(i + 1));
+                before = "(" + reply.get(i);
+                if (fields.isEmpty()) {
+                    continue;
+                }
+                AuditEvent event = event(fields);
+                if (!query.matches(event)) {
+                    continue;
+                }
+                if (page.size() == query.pageSize()) {
+                    return new AuditPage(page, AuditQuery.sortKey(page.get(page.size() - 1)));
+                }
+                page.add(event);
+            }
+            if (reply.size() / 2 < batch) {
+                return new AuditPage(page, null);
+            }
+        }
+    }
+
+    private static AuditEvent event(Map<String, String> f) {
+        return new AuditEvent(f.get("id"), Instant.ofEpochMilli(Long.parseLong(f.get("at"))), f.get("act"),
+                f.get("ac"), f.get("ent"), f.get("res"), f.get("bf"), f.get("af"));
+    }
+}

@@ -1,0 +1,134 @@
+package dev.zaelimiter.store.redis;
+
+import dev.zaelimiter.StoreUnavailableException;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * Every command the store sends, on one connection that its threads share, each under the request deadline: a
+ * transport failure, a timeout or an error answer becomes {@link StoreUnavailableException}. Scripts are sent by
+ * their digest ({@code EVALSHA}), and whole ({@code EVAL}, which also loads them) when the server does not know
+ * them (first use, a restart, a {@code SCRIPT FLUSH}).
+ */
+final class RedisCalls implements AutoCloseable {
+
+    /** A server-side script, by name, with its digest and the type of its answer. */
+    record Script(String name, String text, String sha, ScriptOutputType output) {
+
+        /** A script that answers with a list. */
+        static Script load(String name) {
+            return load(name, ScriptOutputType.MULTI);
+        }
+
+        static Script load(String name, ScriptOutputType output) {
+            try (InputStream in = RedisCalls.class.getResourceAsStream(name + ".lua")) {
+                if (in == null) {
+                    throw new IllegalStateException("script " + name + ".lua is missing from the jar");
+                }
+                String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+                return new Script(name, text, HexFormat.of().formatHex(digest), output);
+            } catch (IOException | NoSuchAlgorithmException e) {
+                throw new IllegalStateException("cannot read script " + name, e);
+            }
+        }
+    }
+
+    private final RedisClient client;
+    private final boolean ownsClient;
+    private final Duration timeout;
+    private final String where;
+    private final AtomicLong timeouts = new AtomicLong();
+    private final AtomicLong commands = new AtomicLong();
+    private volatile StatefulRedisConnection<String, String> connection;
+    private volatile boolean closed;
+
+    RedisCalls(RedisClient client, boolean ownsClient, Duration timeout, String where) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.timeout = timeout;
+        this.where = where;
+    }
+
+    /** Runs {@code script}; its answer as Lettuce gives it (lists of strings, longs and lists; or a long). */
+    @SuppressWarnings("unchecked")
+    <T> T run(Script script, List<String> keys, List<String> args) {
+        String[] k = keys.toArray(String[]::new);
+        String[] a = args.toArray(String[]::new);
+        return call(redis -> {
+            try {
+                return (T) redis.evalsha(script.sha(), script.output(), k, a);
+            } catch (RedisNoScriptException e) {
+                commands.incrementAndGet();
+                return (T) redis.eval(script.text(), script.output(), k, a);     // runs it and loads it
+            }
+        });
+    }
+
+    /** Runs one or more plain commands. */
+    <T> T call(Function<RedisCommands<String, String>, T> command) {
+        if (closed) {
+            throw new StoreUnavailableException("the Redis store at " + where + " is closed", null);
+        }
+        commands.incrementAndGet();
+        try {
+            return command.apply(connection().sync());
+        } catch (RedisCommandTimeoutException e) {
+            timeouts.incrementAndGet();
+            throw new StoreUnavailableException("Redis at " + where + " did not answer within " + timeout, e);
+        } catch (RedisException e) {
+            throw new StoreUnavailableException("Redis at " + where + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private StatefulRedisConnection<String, String> connection() {
+        StatefulRedisConnection<String, String> c = connection;
+        if (c != null) {
+            return c;
+        }
+        synchronized (this) {
+            if (connection == null) {
+                StatefulRedisConnection<String, String> opened = client.connect();
+                opened.setTimeout(timeout);
+                connection = opened;
+            }
+            return connection;
+        }
+    }
+
+    /** Round trips made: one per script run or plain call, one more where a script had to be sent whole. */
+    long commands() {
+        return commands.get();
+    }
+
+    long timeouts() {
+        return timeouts.get();
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (connection != null) {
+            connection.close();
+        }
+        if (ownsClient) {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+}

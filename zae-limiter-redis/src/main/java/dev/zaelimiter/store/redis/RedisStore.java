@@ -1,0 +1,309 @@
+package dev.zaelimiter.store.redis;
+
+import dev.zaelimiter.DisabledMode;
+import dev.zaelimiter.Entity;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.ValidationException;
+import dev.zaelimiter.store.AcquireResult;
+import dev.zaelimiter.store.AuditStore;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.BucketSnapshot;
+import dev.zaelimiter.store.ConfigScope;
+import dev.zaelimiter.store.ConfigSnapshot;
+import dev.zaelimiter.store.LevelConfig;
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.UsageStore;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * A {@link LimiterStore} on Redis through Lettuce: every process that points at the same Redis and prefix shares the
+ * same limits. A decision on any number of buckets (a cascade's child and parent included) is one script run, one
+ * round trip, with nothing read first; see {@code docs/redis.md}.
+ */
+public final class RedisStore implements LimiterStore {
+
+    /** The deadline of every command when {@link Builder#requestTimeout} is not set. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMillis(500);
+
+    /** The shortest allowed {@code stampTtl}. */
+    public static final Duration MIN_STAMP_TTL = Duration.ofSeconds(10);
+
+    /** How many request deadlines a decision may spend going round while other processes write its buckets. */
+    private static final int RETRY_DEADLINES = 20;
+
+    private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.:{}-]{1,64}");
+
+    private final RedisCalls redis;
+    private final Keys keys;
+    private final Configuration config;
+    private final Buckets buckets;
+    private final RedisUsage usage;
+    private final RedisAudit audit;
+    private final Duration requestTimeout;
+
+    private RedisStore(Builder builder) {
+        if (builder.client == null && builder.uri == null) {
+            throw new ValidationException("client", null, "give a RedisClient or a redis:// URI");
+        }
+        if (!PREFIX.matcher(builder.prefix).matches()) {
+            throw new ValidationException("prefix", builder.prefix,
+                    "1 to 64 letters, digits and _ . : { } - (no #, which separates the parts of a key)");
+        }
+        if (builder.stampTtl.compareTo(MIN_STAMP_TTL) < 0) {
+            throw new ValidationException("stampTtl", builder.stampTtl, "must be at least " + MIN_STAMP_TTL);
+        }
+        this.requestTimeout = builder.requestTimeout;
+        RedisClient client = builder.client;
+        String where;
+        if (client == null) {
+            RedisURI uri;
+            try {
+                uri = RedisURI.create(builder.uri);
+            } catch (RuntimeException e) {
+                throw new ValidationException("uri", builder.uri, "not a Redis URI (redis://host:port): " + e
+                        .getMessage());
+            }
+            client = RedisClient.create(uri);
+            client.setOptions(ClientOptions.builder()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .socketOptions(SocketOptions.builder().connectTimeout(requestTimeout).build())
+                    .timeoutOptions(TimeoutOptions.enabled(requestTimeout))
+                    .build());
+            where = uri.getHost() + ":" + uri.getPort();
+        } else {
+            where = "the given RedisClient";
+        }
+        this.keys = new Keys(builder.prefix);
+        this.redis = new RedisCalls(client, builder.client == null, requestTimeout, where);
+        this.config = new Configuration(redis, keys, builder.clock, builder.stampTtl.toMillis());
+        this.buckets = new Buckets(redis, keys, config::seen, RETRY_DEADLINES * requestTimeout.toNanos());
+        this.usage = new RedisUsage(redis, keys);
+        this.audit = new RedisAudit(redis, keys);
+    }
+
+    /** A builder; {@link Builder#client} or {@link Builder#uri} is required. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The prefix of every key this store writes. */
+    public String prefix() {
+        return keys.prefix();
+    }
+
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /** How many commands of this store ran out of their deadline; each surfaced as a store failure. */
+    public long timeouts() {
+        return redis.timeouts();
+    }
+
+    /** How many commands (script runs and plain commands) this store sent: one round trip each. */
+    public long commands() {
+        return redis.commands();
+    }
+
+    // ---- configuration
+
+    @Override
+    public ConfigSnapshot loadConfig(String entityId, String resource) {
+        return config.load(entityId, resource);
+    }
+
+    @Override
+    public LevelConfig getLevel(ConfigScope scope) {
+        return config.get(scope);
+    }
+
+    @Override
+    public void putLimits(ConfigScope scope, List<Limit> limits) {
+        config.putLimits(scope, limits);
+    }
+
+    @Override
+    public void putDisabled(ConfigScope scope, DisabledMode mode) {
+        config.putDisabled(scope, mode);
+    }
+
+    @Override
+    public void putCascade(ConfigScope scope, Boolean cascade) {
+        config.putCascade(scope, cascade);
+    }
+
+    @Override
+    public void putPause(ConfigScope scope, Long until) {
+        config.putPause(scope, until);
+    }
+
+    // ---- entities
+
+    @Override
+    public void createEntity(Entity entity) {
+        config.createEntity(entity);
+    }
+
+    @Override
+    public Optional<Entity> getEntity(String entityId) {
+        return config.getEntity(entityId);
+    }
+
+    @Override
+    public void updateEntity(Entity entity) {
+        config.updateEntity(entity);
+    }
+
+    @Override
+    public boolean deleteEntity(String entityId) {
+        boolean existed = config.deleteEntity(entityId);
+        String pattern = keys.bucketsOf(entityId);
+        redis.call(r -> {
+            ScanCursor cursor = ScanCursor.INITIAL;
+            do {
+                var page = r.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
+                if (!page.getKeys().isEmpty()) {
+                    r.del(page.getKeys().toArray(String[]::new));
+                }
+                cursor = page;
+            } while (!cursor.isFinished());
+            return null;
+        });
+        buckets.forget(entityId);
+        return existed;
+    }
+
+    @Override
+    public List<ConfigScope> entityScopes(String entityId) {
+        return config.entityScopes(entityId);
+    }
+
+    @Override
+    public List<Entity> children(String parentId) {
+        return config.children(parentId);
+    }
+
+    // ---- buckets
+
+    @Override
+    public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
+        return buckets.tryAcquire(debits, now);
+    }
+
+    @Override
+    public void apply(List<BucketDebit> debits, long now) {
+        buckets.apply(debits.stream().map(BucketDebit::shared).toList(), now);
+    }
+
+    @Override
+    public boolean renew(List<BucketDebit> debits, long now) {
+        return buckets.renew(debits.stream().map(BucketDebit::shared).toList(), now);
+    }
+
+    @Override
+    public void deleteBucket(BucketKey key) {
+        buckets.delete(key);
+    }
+
+    @Override
+    public List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
+        return buckets.peek(debits, now);
+    }
+
+    // ---- history
+
+    @Override
+    public UsageStore usage() {
+        return usage;
+    }
+
+    @Override
+    public AuditStore audit() {
+        return audit;
+    }
+
+    /** Closes the connection, and the client when the store made it from a URI; later calls fail as unavailable. */
+    @Override
+    public void close() {
+        redis.close();
+    }
+
+    /** Builds a {@link RedisStore}; {@link #build()} checks the options and sends nothing to Redis. */
+    public static final class Builder {
+
+        private RedisClient client;
+        private String uri;
+        private String prefix = "zae";
+        private Clock clock = Clock.systemUTC();
+        private Duration stampTtl = Duration.ofSeconds(60);
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+
+        private Builder() {
+        }
+
+        /**
+         * The application's client: the store opens one connection of its own on it and leaves the client open when
+         * closed. Its deadline is set on that connection; set the client's
+         * {@link ClientOptions.DisconnectedBehavior#REJECT_COMMANDS} so that commands fail at once while Redis is
+         * unreachable instead of waiting for the deadline.
+         */
+        public Builder client(RedisClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+            return this;
+        }
+
+        /** A {@code redis://host:port} URI: the store makes (and closes) a client of its own. */
+        public Builder uri(String uri) {
+            this.uri = Objects.requireNonNull(uri, "uri");
+            return this;
+        }
+
+        /** The start of every key, keeping applications that share a Redis apart; {@code zae} when not set. */
+        public Builder prefix(String prefix) {
+            this.prefix = Objects.requireNonNull(prefix, "prefix");
+            return this;
+        }
+
+        /** The clock for configuration cache expiry; the system clock when not set. Use the limiter's. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How long this process trusts configuration it read while it sees no change: at least 10 s; 60 s when not
+         * set. A change is seen sooner, by the version every decision answers with.
+         */
+        public Builder stampTtl(Duration stampTtl) {
+            this.stampTtl = Objects.requireNonNull(stampTtl, "stampTtl");
+            return this;
+        }
+
+        /** The deadline of every command; 500 ms when not set. A command past it fails as unavailable. */
+        public Builder requestTimeout(Duration requestTimeout) {
+            if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+                throw new ValidationException("requestTimeout", requestTimeout, "a deadline is more than zero");
+            }
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        public RedisStore build() {
+            return new RedisStore(this);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.zaelimiter.store.redis;
+
+import dev.zaelimiter.UsageGranularity;
+import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.UsageCounts;
+import dev.zaelimiter.store.UsagePeriod;
+import dev.zaelimiter.store.UsageStore;
+import dev.zaelimiter.store.UsageWrite;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Usage history in Redis: one hash per bucket and period ({@code {start}#{resource}#{entity}}), indexed by start in
+ * one sorted set per resource and one per entity, so that both reads are one script run. A write adds its counts
+ * once per writer and sequence, in one script run. Periods expire after the retention (hours 90 days, days 730).
+ */
+final class RedisUsage implements UsageStore {
+
+    static final Duration HOUR_RETENTION = Duration.ofDays(90);
+    static final Duration DAY_RETENTION = Duration.ofDays(730);
+
+    private static final RedisCalls.Script ADD = RedisCalls.Script.load("usage-add",
+            io.lettuce.core.ScriptOutputType.INTEGER);
+    private static final RedisCalls.Script READ = RedisCalls.Script.load("usage-read");
+
+    private final RedisCalls redis;
+    private final Keys keys;
+
+    RedisUsage(RedisCalls redis, Keys keys) {
+        this.redis = redis;
+        this.keys = keys;
+    }
+
+    @Override
+    public boolean add(UsageWrite write) {
+        UsagePeriod period = write.period();
+        String g = code(period.granularity());
+        BucketKey key = period.key();
+        String name = period.startMillis() + "#" + key.resource() + "#" + key.entityId();
+        long retention = (period.granularity() == UsageGranularity.HOUR ? HOUR_RETENTION : DAY_RETENTION).toMillis();
+        List<String> args = new ArrayList<>(List.of("w#" + write.writerId(), Long.toString(write.sequence()),
+                Long.toString(period.startMillis()), name, Long.toString(retention),
+                Long.toString(period.startMillis() - retention)));
+        period.limits().forEach((limit, c) -> {
+            add(args, "c#" + limit, c.consumedMilli());
+            add(args, "a#" + limit, c.admitted());
+            add(args, "r#" + limit, c.refused());
+            add(args, "o#" + limit, c.overdrawn());
+            add(args, "b#" + limit, c.bypassedMilli());
+            add(args, "d#" + limit, c.degradedMilli());
+        });
+        long added = redis.run(ADD, List.of(keys.usagePeriods(g) + name, keys.usageOfResource(g, key.resource()),
+                keys.usageOfEntity(g, key.entityId())), args);
+        return added == 1;
+    }
+
+    private static void add(List<String> args, String field, long amount) {
+        args.add(field);
+        args.add(Long.toString(amount));
+    }
+
+    @Override
+    public List<UsagePeriod> entityUsage(String entityId, String resource, UsageGranularity granularity,
+            long fromMillis, long toMillis) {
+        String g = code(granularity);
+        String index = resource == null ? keys.usageOfEntity(g, entityId) : keys.usageOfResource(g, resource);
+        List<UsagePeriod> periods = read(index, granularity, fromMillis, toMillis);
+        periods.removeIf(p -> !p.key().entityId().equals(entityId));
+        return periods;
+    }
+
+    @Override
+    public List<UsagePeriod> resourceUsage(String resource, UsageGranularity granularity, long fromMillis,
+            long toMillis) {
+        return read(keys.usageOfResource(code(granularity), resource), granularity, fromMillis, toMillis);
+    }
+
+    private List<UsagePeriod> read(String index, UsageGranularity granularity, long fromMillis, long toMillis) {
+        List<Object> reply = redis.run(READ, List.of(index), List.of(Long.toString(fromMillis),
+                Long.toString(toMillis), keys.usagePeriods(code(granularity))));
+        List<UsagePeriod> periods = new ArrayList<>();
+        for (int i = 0; i + 1 < reply.size(); i += 2) {
+            String name = (String) reply.get(i);
+            Map<String, String> fields = Codec.fields(reply.get(i + 1));
+            if (fields.isEmpty()) {
+                continue;
+            }
+            int first = name.indexOf('#');
+            int second = name.indexOf('#', first + 1);
+            BucketKey key = new BucketKey(name.substring(second + 1), name.substring(first + 1, second));
+            periods.add(new UsagePeriod(key, granularity, Long.parseLong(name.substring(0, first)), counts(fields)));
+        }
+        return periods;
+    }
+
+    private static Map<String, UsageCounts> counts(Map<String, String> fields) {
+        Map<String, long[]> byLimit = new HashMap<>();
+        fields.forEach((field, value) -> {
+            int at = "carobd".indexOf(field.charAt(0));
+            if (at >= 0 && field.charAt(1) == '#') {
+                byLimit.computeIfAbsent(field.substring(2), l -> new long[6])[at] = Long.parseLong(value);
+            }
+        });
+        Map<String, UsageCounts> counts = new HashMap<>();
+        byLimit.forEach((limit, c) -> counts.put(limit, new UsageCounts(c[0], c[1], c[2], c[3], c[4], c[5])));
+        return counts;
+    }
+
+    private static String code(UsageGranularity granularity) {
+        return granularity == UsageGranularity.HOUR ? "H" : "D";
+    }
+}

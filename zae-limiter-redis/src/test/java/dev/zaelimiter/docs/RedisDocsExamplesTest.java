@@ -1,0 +1,62 @@
+package dev.zaelimiter.docs;
+
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.store.redis.RedisStore;
+import dev.zaelimiter.store.redis.RedisTestStores;
+import dev.zaelimiter.testing.MutableClock;
+import io.lettuce.core.RedisClient;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The examples of {@code docs/redis.md}, run against the test server. */
+class RedisDocsExamplesTest {
+
+    private final RedisClient redisClient = RedisTestStores.client();
+
+    @Test
+    void redisSetup() {
+        // tag::redisSetup[]
+        RedisStore store = RedisStore.builder()
+                .client(redisClient)                     // reuse the application's Lettuce RedisClient
+                .prefix("checkout")                      // keeps applications sharing a Redis apart
+                .stampTtl(Duration.ofSeconds(30))        // how long a process trusts configuration it read
+                .requestTimeout(Duration.ofSeconds(1))   // deadline of every command (500 ms if unset)
+                .build();
+
+        RateLimiter limiter = RateLimiter.builder().store(store).build();
+        limiter.admin().setResourceDefaults("payments", List.of(Limit.perSecond("rps", 50)));
+        try (Lease lease = limiter.acquire("merchant-42", "payments", Map.of("rps", 1L))) {
+            assertThat(lease.statuses()).singleElement()
+                    .satisfies(status -> assertThat(status.available()).isEqualTo(49));
+        }
+        // end::redisSetup[]
+        store.close();
+    }
+
+    @Test
+    void redisDebt() {
+        MutableClock clock = MutableClock.start();
+        RedisStore store = RedisStore.builder().client(redisClient).prefix("reports").clock(clock).build();
+        RateLimiter limiter = RateLimiter.builder().store(store).clock(clock).build();
+        // tag::redisDebt[]
+        limiter.admin().setResourceDefaults("reports", List.of(Limit.perHour("tokens", 10).soft()));
+        limiter.acquire("tenant-7", "reports", Map.of("tokens", 1_010L)).close();      // owes 1,000: 100 hours
+
+        try (var connection = redisClient.connect()) {                                // the key outlives the debt
+            long ttl = connection.sync().pttl("reports#E#tenant-7#B#reports");
+            assertThat(Duration.ofMillis(ttl)).isGreaterThan(Duration.ofHours(100));
+        }
+
+        clock.advance(Duration.ofHours(50));
+        assertThat(limiter.available("tenant-7", "reports")).containsEntry("tokens", -500L);
+        // end::redisDebt[]
+        store.close();
+    }
+}

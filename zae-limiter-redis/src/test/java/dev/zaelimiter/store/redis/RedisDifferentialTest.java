@@ -1,0 +1,220 @@
+package dev.zaelimiter.store.redis;
+
+import dev.zaelimiter.Lease;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.ScheduleEntry;
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.memory.InMemoryStore;
+import dev.zaelimiter.testing.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Seeded random histories on the in-memory store and on Redis, each in its own limiter on one clock, with every
+ * answer compared: decisions and every limit's status, balances and consumption counters, after adjustments and
+ * rollbacks into debt and back, across configuration changes (every kind of limit, soft or hard, scheduled), clock
+ * steps forwards (up to a year, past buckets' lives) and back (up to ten minutes), concurrency limits, an entity
+ * cascading to its parent (every third seed), and reopening the Redis store (a process that knows nothing of the
+ * buckets). A failing history names its seed and steps;
+ * {@code -Dzae.redisdiff.seed=N} replays one.
+ *
+ * <p>A smaller cousin of {@code zae-limiter-dynamodb}'s {@code DifferentialHistoryTest}: that test's generator is
+ * tied to the DynamoDB store's hooks (reservation sweeps, its clock observation), so it is not shared yet.
+ */
+class RedisDifferentialTest {
+
+    private static final int HISTORIES = Integer.getInteger("zae.redisdiff.histories", 120);
+    private static final int STEPS = 40;
+    private static final List<String> ENTITIES = List.of("e1", "e2");
+    private static final String RESOURCE = "r1";
+
+    @Test
+    void bothStoresGiveTheSameAnswers() {
+        Long only = Long.getLong("zae.redisdiff.seed");
+        for (long seed = only == null ? 1 : only; seed <= (only == null ? HISTORIES : only); seed++) {
+            run(seed);
+        }
+    }
+
+    private void run(long seed) {
+        Random random = new Random(seed);
+        MutableClock clock = new MutableClock(Instant.parse("2026-03-02T21:25:00Z").plusSeconds(seed * 7919));
+        InMemoryStore memoryStore = new InMemoryStore();
+        RedisStore first = RedisTestStores.newStore(clock);
+        String prefix = first.prefix();
+        Side memory = new Side(memoryStore, clock);
+        Side redis = new Side(first, clock);
+        List<String> trail = new ArrayList<>();
+        try {
+            if (seed % 3 == 0) {
+                trail.add("e1 under e2, cascading");
+                for (Side side : List.of(memory, redis)) {
+                    side.limiter.admin().createEntity(dev.zaelimiter.Entity.of("e2"));
+                    side.limiter.admin().createEntity(new dev.zaelimiter.Entity("e1", null, "e2", true));
+                }
+            }
+            for (int step = 0; step < STEPS; step++) {
+                int kind = random.nextInt(100);
+                String entity = ENTITIES.get(random.nextInt(ENTITIES.size()));
+                String what;
+                Function<Side, Object> action;
+                if (kind < 12 || step == 0) {
+                    List<Limit> limits = limits(random);
+                    what = "configure " + limits;
+                    action = side -> {
+                        side.limiter.admin().setResourceDefaults(RESOURCE, limits);
+                        return "ok";
+                    };
+                } else if (kind < 55) {
+                    Map<String, Long> amounts = amounts(random);
+                    boolean keep = random.nextBoolean();
+                    what = "acquire " + entity + " " + amounts + (keep ? " and keep the lease" : "");
+                    action = side -> side.acquire(entity, amounts, keep);
+                } else if (kind < 65) {
+                    String limit = "l" + random.nextInt(3);
+                    long amount = random.nextInt(400) - 100;
+                    what = "adjust the last lease's " + limit + " by " + amount;
+                    action = side -> side.withLease(lease -> lease.adjust(limit, amount));
+                } else if (kind < 70) {
+                    what = "roll back the last lease";
+                    action = side -> side.withLease(Lease::rollback);
+                } else if (kind < 88) {
+                    long millis = pick(random, 1, 250, 1_000, 30_000, 3_600_000, 86_400_000, 31_536_000_000L,
+                            -600_000, -5_000);
+                    what = "advance " + millis + " ms";
+                    clock.advance(Duration.ofMillis(millis));
+                    action = side -> "ok";
+                } else if (kind < 91) {
+                    what = "available " + entity;
+                    action = side -> new TreeMap<>(side.limiter.available(entity, RESOURCE));
+                } else if (kind < 95) {
+                    what = "inspect " + entity + " (consumption included)";
+                    action = side -> side.limiter.inspect(entity, RESOURCE).limits();
+                } else {
+                    what = "reopen the limiters and the Redis store";
+                    memory.reopen(memoryStore);
+                    redis.reopen(RedisTestStores.builder(clock).prefix(prefix).build());
+                    action = side -> "ok";
+                }
+                trail.add(step + ": " + what);
+                Object expected = answer(action, memory);
+                Object actual = answer(action, redis);
+                assertThat(actual).as("seed %d, steps:%n%s", seed, String.join("\n", trail)).isEqualTo(expected);
+            }
+        } finally {
+            memory.close();
+            redis.close();
+        }
+    }
+
+    private static Object answer(Function<Side, Object> action, Side side) {
+        try {
+            return action.apply(side);
+        } catch (RateLimitExceededException e) {
+            return "refused " + e.statuses();
+        } catch (RuntimeException e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    private static List<Limit> limits(Random random) {
+        List<Limit> limits = new ArrayList<>();
+        int count = 1 + random.nextInt(3);
+        for (int i = 0; i < count; i++) {
+            String name = "l" + i;
+            long capacity = pick(random, 1, 5, 100, 1000);
+            Limit limit = switch (random.nextInt(8)) {
+                case 0 -> Limit.perSecond(name, capacity);
+                case 1 -> Limit.custom(name, capacity, 1 + capacity / 3, Duration.ofMinutes(1));
+                case 2 -> Limit.quota(name, capacity, "0 0 * * *", ZoneOffset.UTC);
+                case 3 -> Limit.sessionQuota(name, capacity, Duration.ofMinutes(10));
+                case 4 -> Limit.fixedWindow(name, capacity, Duration.ofSeconds(1));
+                case 5 -> Limit.perMinute(name, capacity)
+                        .withSchedule(ScheduleEntry.scaled("* 9-17 * * *", 2.0));
+                case 6 -> Limit.concurrency(name, Math.min(capacity, 3), Duration.ofMinutes(1));
+                default -> Limit.perHour(name, capacity);
+            };
+            limits.add(random.nextInt(4) == 0 ? limit.soft() : limit);
+        }
+        return limits;
+    }
+
+    private static Map<String, Long> amounts(Random random) {
+        Map<String, Long> amounts = new TreeMap<>();
+        int count = 1 + random.nextInt(3);
+        for (int i = 0; i < count; i++) {
+            amounts.put("l" + i, pick(random, 0, 1, 2, 4, 50, 700, 2000));
+        }
+        return amounts;
+    }
+
+    private static long pick(Random random, long... values) {
+        return values[random.nextInt(values.length)];
+    }
+
+    /** One store's limiter and the lease it keeps. */
+    private static final class Side {
+        final MutableClock clock;
+        LimiterStore store;
+        RateLimiter limiter;
+        Lease lease;
+
+        Side(LimiterStore store, MutableClock clock) {
+            this.clock = clock;
+            this.store = store;
+            this.limiter = limiter(store);
+        }
+
+        private RateLimiter limiter(LimiterStore on) {
+            return RateLimiter.builder().store(on).clock(clock).noCircuitBreaker()
+                    .usageFlushInterval(Duration.ZERO).build();
+        }
+
+        Object acquire(String entity, Map<String, Long> amounts, boolean keep) {
+            Lease taken = limiter.acquire(entity, RESOURCE, amounts);
+            List<?> statuses = taken.statuses();
+            if (keep) {
+                lease = taken;
+            } else {
+                taken.close();
+            }
+            return "admitted " + statuses;
+        }
+
+        Object withLease(java.util.function.Consumer<Lease> change) {
+            if (lease == null) {
+                return "no lease";
+            }
+            change.accept(lease);
+            return "ok";
+        }
+
+        void reopen(LimiterStore next) {
+            limiter.close();
+            if (next != store) {
+                store.close();
+            }
+            store = next;
+            limiter = limiter(next);
+            lease = null;
+        }
+
+        void close() {
+            limiter.close();
+            store.close();
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package dev.zaelimiter.store.redis;
+
+import dev.zaelimiter.Entity;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.testing.MutableClock;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What each call path costs in round trips, counted by the store ({@link RedisStore#commands()}). Usage history is
+ * not flushed here, so that a background flush cannot add to the counts.
+ */
+class RedisRoundTripsTest {
+
+    private final MutableClock clock = MutableClock.start();
+    private RedisStore store;
+    private RateLimiter limiter;
+
+    @BeforeEach
+    void setUp() {
+        store = RedisTestStores.newStore(clock);
+        limiter = limiter(store);
+        limiter.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 1000),
+                Limit.perMinute("tpm", 100_000)));
+    }
+
+    @AfterEach
+    void tearDown() {
+        store.close();
+    }
+
+    private RateLimiter limiter(RedisStore on) {
+        return RateLimiter.builder().store(on).clock(clock).usageFlushInterval(Duration.ZERO).build();
+    }
+
+    @Test
+    void aDecisionOnTwoLimitsIsOneScriptRunOnceTheConfigurationIsKnown() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+        long before = store.commands();
+        for (int i = 0; i < 50; i++) {
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+        }
+        assertThat(store.commands() - before).isEqualTo(50);
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 1000L - 51);
+    }
+
+    @Test
+    void aRefusalOnABucketLearnedUnderASecondAgoCostsNothingAndLaterOneRunThatWritesNothing() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L)).close();
+        String key = store.prefix() + "#E#user-1#B#gpt-4";
+        Map<String, String> written = redis().hgetall(key);
+        long before = store.commands();
+        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(store.commands() - before).isZero();
+
+        clock.advance(Duration.ofSeconds(1));                       // 16 tokens back: not enough for 20
+        before = store.commands();
+        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 20L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(store.commands() - before).isEqualTo(1);
+        assertThat(redis().hgetall(key)).isEqualTo(written);
+    }
+
+    @Test
+    void aCascadeDecidesChildAndParentInOneRun() {
+        limiter.admin().createEntity(Entity.of("org-1"));
+        limiter.admin().createEntity(new Entity("user-1", null, "org-1", true));
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+        long before = store.commands();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+        assertThat(store.commands() - before).isEqualTo(1);
+        assertThat(limiter.available("org-1", "gpt-4")).containsEntry("rpm", 998L);
+
+        limiter.acquire("org-1", "gpt-4", Map.of("rpm", 998L)).close();
+        clock.advance(Duration.ofSeconds(1));                       // 16 tokens back: not enough for 20
+        before = store.commands();
+        assertThatThrownBy(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 20L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(store.commands() - before).as("the parent refuses: nothing to give back").isEqualTo(1);
+        assertThat(limiter.available("user-1", "gpt-4")).as("the child was not debited").containsEntry("rpm", 1000L);
+    }
+
+    @Test
+    void aWriteByAnotherProcessCostsOneMoreRunAndIsCountedExactly() {
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            RateLimiter second = limiter(other);
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+            second.acquire("user-1", "gpt-4", Map.of("rpm", 10L)).close();
+            long before = store.commands();
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+            assertThat(store.commands() - before).as("the first run finds another write and answers with it")
+                    .isEqualTo(2);
+            before = store.commands();
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+            assertThat(store.commands() - before).isEqualTo(1);
+            assertThat(second.available("user-1", "gpt-4")).containsEntry("rpm", 1000L - 13);
+        }
+    }
+
+    @Test
+    void aChangeMadeByAnotherProcessIsInForceFromTheSecondDecisionAfterIt() {
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+            limiter(other).admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 2)));
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();   // decided on what it had read
+            assertThat(limiter.available("user-1", "gpt-4")).isEqualTo(Map.of("rpm", 2L));
+        }
+    }
+
+    @Test
+    void aScriptFlushedFromTheServerIsLoadedAgainWithOneMoreCommand() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+        redis().scriptFlush();
+        long before = store.commands();
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+        assertThat(store.commands() - before).isEqualTo(2);
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 998L);
+    }
+
+    private static RedisCommands<String, String> redis() {
+        return RedisTestStores.connection().sync();
+    }
+}
