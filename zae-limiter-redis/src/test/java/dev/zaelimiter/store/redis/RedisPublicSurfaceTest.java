@@ -2,6 +2,8 @@ package dev.zaelimiter.store.redis;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +27,8 @@ class RedisPublicSurfaceTest {
         try (Stream<Path> files = Files.walk(root)) {
             for (Path file : (Iterable<Path>) files::iterator) {
                 String name = root.relativize(file).toString().replace('\\', '/');
-                if (!name.endsWith(".class") || name.endsWith("package-info.class")) {
+                if (!name.endsWith(".class") || name.endsWith("package-info.class")
+                        || name.equals("module-info.class")) {
                     continue;
                 }
                 Class<?> type = Class.forName(name.substring(0, name.length() - 6).replace('/', '.'), false,
@@ -35,6 +38,10 @@ class RedisPublicSurfaceTest {
                     exported.add(type.getName());
                 }
             }
+        }
+        try (InputStream in = Files.newInputStream(root.resolve("module-info.class"))) {
+            assertThat(ModuleDescriptor.read(in).exports()).extracting(ModuleDescriptor.Exports::source)
+                    .containsExactly("dev.zaelimiter.store.redis");
         }
         assertThat(packages).containsExactly("dev.zaelimiter.store.redis");
         assertThat(exported).containsExactly("dev.zaelimiter.store.redis.RedisStore",
