@@ -24,7 +24,7 @@ public interface InPlaceBuckets {
      *
      * @return whether the call was admitted
      */
-    boolean takeOne(Take take);
+    <C> boolean takeOne(Take<C> take);
 
     /**
      * One call for {@link #takeOne}.
@@ -35,10 +35,12 @@ public interface InPlaceBuckets {
      * @param countOnly   whether the call is only counted, never refused (a bypassed resource)
      * @param now         the decision's instant, epoch milliseconds
      * @param countUsage  whether the decision is counted for the usage history
-     * @param outcome     told what the decision saw
+     * @param outcome     told what the decision saw, about {@code call}
+     * @param call        the caller's record of the call, handed to {@code outcome} as given
+     * @param <C>         the type of that record
      */
-    record Take(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now, boolean countUsage,
-            Outcome outcome) {
+    record Take<C>(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
+            boolean countUsage, Outcome<C> outcome, C call) {
     }
 
     /**
@@ -47,17 +49,24 @@ public interface InPlaceBuckets {
      */
     void drainUsage(UsageSink sink);
 
-    /** Receives what {@link #takeOne} decided, from inside the decision. */
-    interface Outcome {
-
-        /** The call was admitted: the limit's balance right after the debit, in a bucket refilled to {@code at}. */
-        void admitted(long balanceMilli, long at);
+    /**
+     * Receives what {@link #takeOne} decided, from inside the decision, about the {@linkplain Take#call() call} the
+     * take names: one receiver serves every call, so that a decision allocates nothing to report itself.
+     *
+     * @param <C> the type of the caller's record of a call
+     */
+    interface Outcome<C> {
 
         /**
-         * The call was refused: the bucket as it was stored before the call ({@code null}: never written), which
+         * {@code call} was admitted: the limit's balance right after the debit, in a bucket refilled to {@code at}.
+         */
+        void admitted(C call, long balanceMilli, long at);
+
+        /**
+         * {@code call} was refused: the bucket as it was stored before the call ({@code null}: never written), which
          * refilled to the same instant under the same limits explains the refusal.
          */
-        void refused(BucketState stored);
+        void refused(C call, BucketState stored);
     }
 
     /** Receives the usage counts of in-place decisions. */

@@ -215,7 +215,7 @@ public final class MeteredLimiterStore extends ForwardingStore implements Decora
         }
         return new dev.zaelimiter.store.InPlaceBuckets() {
             @Override
-            public boolean takeOne(Take take) {
+            public <C> boolean takeOne(Take<C> take) {
                 long start = System.nanoTime();
                 MeteredLimiterStore.Outcome result = MeteredLimiterStore.Outcome.ERROR;
                 try {

@@ -85,7 +85,7 @@ public final class ZaeLimiterTestStore extends ForwardingStore {
 
     private final InPlaceBuckets local = new InPlaceBuckets() {
         @Override
-        public boolean takeOne(Take take) {
+        public <C> boolean takeOne(Take<C> take) {
             buckets.add(take.key());
             return delegate.takeOne(take);
         }
