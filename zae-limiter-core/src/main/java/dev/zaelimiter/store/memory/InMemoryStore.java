@@ -530,14 +530,11 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
      * the general way. Either way the result is what {@link #tryAcquire(List, long)} decides and writes.
      */
     @Override
-    public <C> boolean takeOne(Take<C> take) {
-        return takeOne(take.key(), take.limits(), take.amountMilli(), take.countOnly(), take.now(), take.countUsage(),
-                take.outcome(), take.call());
-    }
-
-    /** {@link #takeOne(Take)}, its parts read: a separate method so that the take itself is read in a few bytes. */
-    private <C> boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
-            boolean countUsage, Outcome<C> outcome, C call) {
+    public <C> boolean takeOne(BucketKey key, Take take, long now, Outcome<C> outcome, C call) {
+        List<Limit> limits = take.limits();
+        long amountMilli = take.amountMilli();
+        boolean countOnly = take.countOnly();
+        boolean countUsage = take.countUsage();
         if (countUsage && !countingUsage) {
             countingUsage = true;
         }

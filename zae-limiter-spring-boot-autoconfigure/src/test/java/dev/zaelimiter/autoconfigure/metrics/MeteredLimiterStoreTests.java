@@ -110,11 +110,12 @@ class MeteredLimiterStoreTests {
             }
         };
 
-        assertThat(local.takeOne(new InPlaceBuckets.Take<>(new BucketKey("user-1", "api"), limits, 1000, false, 0,
-                false, outcome, balances))).isTrue();
+        BucketKey key = new BucketKey("user-1", "api");
+        InPlaceBuckets.Take take = new InPlaceBuckets.Take(limits, 1000, false, false);
+
+        assertThat(local.takeOne(key, take, 0, outcome, balances)).isTrue();
         assertThat(balances[0]).isZero();
-        assertThat(local.takeOne(new InPlaceBuckets.Take<>(new BucketKey("user-1", "api"), limits, 1000, false, 0,
-                false, outcome, balances))).isFalse();
+        assertThat(local.takeOne(key, take, 0, outcome, balances)).isFalse();
         assertThat(balances[0]).isEqualTo(-1);
 
         assertThat(timer("tryAcquire", "success").count()).isEqualTo(2);
