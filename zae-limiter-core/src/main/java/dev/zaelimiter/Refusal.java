@@ -52,7 +52,10 @@ final class Refusal implements Attempt, RateLimitExceededException.Explanation {
         return new Refusal(exception, null);
     }
 
-    /** A refusal whose exception is made when first asked for, its statuses by {@code explanation} from {@code seen}. */
+    /**
+     * A refusal whose exception is made when first asked for; {@code explanation} builds its statuses from
+     * {@code seen}.
+     */
     static <S> Refusal explainedBy(Explanation<S> explanation, S seen) {
         return new Refusal(seen, explanation);
     }

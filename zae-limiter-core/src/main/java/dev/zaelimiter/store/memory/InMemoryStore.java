@@ -532,8 +532,6 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     @Override
     public <C> boolean takeOne(BucketKey key, Take take, long now, Outcome<C> outcome, C call) {
         List<Limit> limits = take.limits();
-        long amountMilli = take.amountMilli();
-        boolean countOnly = take.countOnly();
         boolean countUsage = take.countUsage();
         if (countUsage && !countingUsage) {
             countingUsage = true;
@@ -553,13 +551,12 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 }
                 cell.endIfOver(limits, now);
                 admitted = cell.holdsOne()
-                        ? takeSingle(cell, limits, amountMilli, countOnly, now, outcome, call)
-                        : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome, call);
+                        ? takeSingle(cell, take, now, outcome, call)
+                        : takeOneOfMany(cell, take, now, outcome, call);
                 if (countUsage) {
                     Limit limit = limits.get(0);
-                    ((CountingCell) cell).count(key, now, limit.name(), admitted,
-                            amountMilli, countOnly, admitted && limit.isSoft() && cell.balanceOf(limit) < 0,
-                            pendingUsage);
+                    ((CountingCell) cell).count(key, now, limit.name(), admitted, take.amountMilli(),
+                            take.countOnly(), admitted && limit.isSoft() && cell.balanceOf(limit) < 0, pendingUsage);
                 }
                 break;
             }
@@ -595,17 +592,18 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
      * fields is refilled and debited there, allocating nothing; any other through {@link BucketState}'s per-limit
      * transitions.
      */
-    private static <C> boolean takeSingle(Cell cell, List<Limit> limits, long amountMilli, boolean countOnly,
-            long now, Outcome<C> outcome, C call) {
-        Limit limit = limits.get(0);
+    private static <C> boolean takeSingle(Cell cell, Take take, long now, Outcome<C> outcome, C call) {
+        Limit limit = take.limits().get(0);
         return cell.states == Cell.INLINE && !limit.isConcurrency() && sameName(cell.limits, limit)
-                ? takeInline(cell, limit, limits, amountMilli, countOnly, now, outcome, call)
-                : takeOneState(cell, limit, limits, amountMilli, countOnly, now, outcome, call);
+                ? takeInline(cell, limit, take, now, outcome, call)
+                : takeOneState(cell, limit, take, now, outcome, call);
     }
 
     /** {@link #takeOne} through {@link BucketState}'s per-limit transitions. */
-    private static <C> boolean takeOneState(Cell cell, Limit limit, List<Limit> limits, long amountMilli,
-            boolean countOnly, long now, Outcome<C> outcome, C call) {
+    private static <C> boolean takeOneState(Cell cell, Limit limit, Take take, long now, Outcome<C> outcome,
+            C call) {
+        long amountMilli = take.amountMilli();
+        boolean countOnly = take.countOnly();
         Object held = cell.states;
         long last = held == null ? now : cell.lastRefillMillis;
         LimitState old = held != null && sameName(cell.limits, limit) ? cell.single() : null;
@@ -617,7 +615,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         long at = Math.max(last, now);
         LimitState after = amountMilli == 0 ? refilled
                 : BucketState.debitedLimit(limit, refilled, at, amountMilli, countOnly, null);
-        cell.store(after, at, limits);
+        cell.store(after, at, take.limits());
         outcome.admitted(call, after.balanceMilli(), at);
         return true;
     }
@@ -627,13 +625,14 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
      * {@link BucketState#refilledLimit} and {@link BucketState#debitedLimit}, in place. A limit that does not drip
      * at this instant (a schedule can make it a quota) goes the way of the other states.
      */
-    private static <C> boolean takeInline(Cell cell, Limit limit, List<Limit> limits, long amountMilli,
-            boolean countOnly, long now, Outcome<C> outcome, C call) {
+    private static <C> boolean takeInline(Cell cell, Limit limit, Take take, long now, Outcome<C> outcome, C call) {
         long last = cell.lastRefillMillis;
         Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, last));
         if (!p.drips()) {
-            return takeOneState(cell, limit, limits, amountMilli, countOnly, now, outcome, call);
+            return takeOneState(cell, limit, take, now, outcome, call);
         }
+        long amountMilli = take.amountMilli();
+        boolean countOnly = take.countOnly();
         long balance = BucketMath.refill(cell.balanceMilli, p.capacityMilli(), p.refillAmountMilli(),
                 p.refillPeriodMillis(), last, now);
         if (!countOnly && BucketState.refuses(limit, amountMilli, balance, false)) {
@@ -653,7 +652,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         }
         cell.balanceMilli = balance;
         cell.lastRefillMillis = at;
-        cell.limits = limits;
+        cell.limits = take.limits();
         outcome.admitted(call, balance, at);
         return true;
     }
@@ -663,10 +662,11 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     }
 
     /** {@link #takeOne} on a cell that holds several limits' states. */
-    private static <C> boolean takeOneOfMany(Cell cell, List<Limit> limits, long amountMilli, boolean countOnly,
-            long now, Outcome<C> outcome, C call) {
+    private static <C> boolean takeOneOfMany(Cell cell, Take take, long now, Outcome<C> outcome, C call) {
+        List<Limit> limits = take.limits();
+        boolean countOnly = take.countOnly();
         Limit limit = limits.get(0);
-        Map<String, Long> amounts = Map.of(limit.name(), amountMilli);
+        Map<String, Long> amounts = Map.of(limit.name(), take.amountMilli());
         BucketState stored = cell.state();
         BucketState state = stored.refilled(limits, now);
         if (!countOnly && !state.admits(limits, amounts)) {
