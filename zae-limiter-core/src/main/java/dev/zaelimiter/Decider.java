@@ -44,7 +44,7 @@ final class Decider {
         this.listener = listener;
         this.breaker = breaker;
         this.undebitedParents = new UndebitedParents(clock, listener);
-        this.planner = new RequestPlanner(store);
+        this.planner = new RequestPlanner(store, usage != null);
         this.usage = usage;
         this.local = local;
     }
@@ -81,8 +81,7 @@ final class Decider {
                 if (inPlace != null) {
                     BucketKey key = new BucketKey(entityId, resource);
                     one = new OneLimitLease(writes, lone, key, inPlace, now);
-                    admitted = local.takeOne(new InPlaceBuckets.Take(key, lone.bucketLimits(), inPlace.firstMilli(),
-                            lone.bypass(), now, usage != null, one));
+                    admitted = local.takeOne(key, inPlace.take(), now, OneLimitLease.OUTCOME, one);
                 } else {
                     request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
                     plan = planner.plan(request, now, lone);
@@ -150,7 +149,8 @@ final class Decider {
             }
             return one;
         }
-        Refusal refusal = raise ? Refusal.of(one.explain()) : Refusal.explainedBy(one);
+        Refusal refusal = raise ? Refusal.toRaise(OneLimitLease.REFUSAL, one)
+                : Refusal.explainedBy(OneLimitLease.REFUSAL, one);
         notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refusal.statuses(),
                 writes, started);
         return refusal;

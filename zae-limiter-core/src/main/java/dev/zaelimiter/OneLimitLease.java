@@ -14,11 +14,29 @@ import java.util.Map;
 
 /**
  * The lease of a call that the store decided in place (one bucket, one plain limit): it keeps what the decision saw,
- * answers the common questions from it, and becomes a {@link DefaultLease} only when a correction needs one. As the
- * decision's {@link InPlaceBuckets.Outcome}, it also keeps what a refusal needs to explain itself.
+ * answers the common questions from it, and becomes a {@link DefaultLease} only when a correction needs one. It is
+ * also the record of its call that the store's decision fills in ({@link #OUTCOME}) and that explains a refusal
+ * ({@link #REFUSAL}): two receivers that serve every lease, so that neither role is the lease's own and neither
+ * allocates.
  */
-final class OneLimitLease implements Lease, InPlaceBuckets.Outcome, Refusal.Explanation,
-        RateLimitExceededException.Explanation {
+final class OneLimitLease implements Lease {
+
+    /** Fills in a lease from what the store decided about its call. */
+    static final InPlaceBuckets.Outcome<OneLimitLease> OUTCOME = new InPlaceBuckets.Outcome<>() {
+        @Override
+        public void admitted(OneLimitLease call, long balanceMilli, long at) {
+            call.balanceMilli = balanceMilli;
+            call.at = at;
+        }
+
+        @Override
+        public void refused(OneLimitLease call, BucketState stored) {
+            call.stored = stored;
+        }
+    };
+
+    /** The statuses of a refused call, from its lease. */
+    static final Refusal.Explanation<OneLimitLease> REFUSAL = OneLimitLease::refusalStatuses;
 
     private final LeaseWrites writes;
     private final RequestPlanner.PlanBasis target;
@@ -53,31 +71,13 @@ final class OneLimitLease implements Lease, InPlaceBuckets.Outcome, Refusal.Expl
         this.at = now;
     }
 
-    @Override
-    public void admitted(long balanceMilli, long at) {
-        this.balanceMilli = balanceMilli;
-        this.at = at;
-    }
-
-    @Override
-    public void refused(BucketState stored) {
-        this.stored = stored;
-    }
-
     /** Whether the limit is soft and in debt after the debit. */
     private boolean inDebt() {
         return target.limit().isSoft() && balanceMilli < 0;
     }
 
-    /** The refusal of this call, as {@link RateLimiter#acquire} raises it; its statuses are built when read. */
-    @Override
-    public RateLimitExceededException explain() {
-        return new RateLimitExceededException(this, false);
-    }
-
     /** The statuses of this call's refusal: the stored bucket refilled again to the decision's instant. */
-    @Override
-    public List<LimitStatus> refusalStatuses() {
+    private List<LimitStatus> refusalStatuses() {
         long now = at;
         List<Limit> limits = target.bucketLimits();
         BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);

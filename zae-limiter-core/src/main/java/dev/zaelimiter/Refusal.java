@@ -7,13 +7,18 @@ import java.util.List;
 
 /**
  * A refused {@link Attempt}: the exception {@link RateLimiter#acquire} would have raised, built when first asked
- * for (a refusal decided in place explains itself only when someone reads it).
+ * for; and for a refusal decided in place, its statuses built from what the decision saw when someone first reads
+ * them.
  */
-final class Refusal implements Attempt {
+final class Refusal implements Attempt, RateLimitExceededException.Explanation {
 
-    /** Builds the exception of a refusal that was not explained when decided. */
-    interface Explanation {
-        RateLimitExceededException explain();
+    /**
+     * Builds the statuses of a refusal from what its decision saw.
+     *
+     * @param <S> the type of what the decision saw
+     */
+    interface Explanation<S> {
+        List<LimitStatus> statuses(S seen);
     }
 
     private static final VarHandle EXPLAINED;
@@ -27,37 +32,62 @@ final class Refusal implements Attempt {
         }
     }
 
-    /** The exception, or the {@link Explanation} that builds it. Final: safe to hand to another thread. */
+    /**
+     * The exception, or what the decision saw, which {@link #explanation} explains. Final, as the explanation is:
+     * safe to hand to another thread.
+     */
     private final Object reason;
-    /** What {@link #reason} explained, set once: the first published wins, so that every reader gets the same. */
+    private final Explanation<Object> explanation;
+    /** The exception made here, set once: the first published wins, so that every reader gets the same. */
     private RateLimitExceededException explained;
 
-    private Refusal(Object reason) {
+    @SuppressWarnings("unchecked")
+    private Refusal(Object reason, Explanation<?> explanation) {
         this.reason = reason;
+        this.explanation = (Explanation<Object>) explanation;
     }
 
     /** A refusal already explained. */
     static Refusal of(RateLimitExceededException exception) {
-        return new Refusal(exception);
+        return new Refusal(exception, null);
     }
 
-    /** A refusal explained by {@code explanation} when first read. */
-    static Refusal explainedBy(Explanation explanation) {
-        return new Refusal(explanation);
+    /**
+     * A refusal whose exception is made when first asked for; {@code explanation} builds its statuses from
+     * {@code seen}.
+     */
+    static <S> Refusal explainedBy(Explanation<S> explanation, S seen) {
+        return new Refusal(seen, explanation);
+    }
+
+    /**
+     * As {@link #explainedBy}, for a refusal about to be raised: its exception is made at once, with a plain write,
+     * as no other thread can see the refusal yet; its statuses still when first read.
+     */
+    static <S> Refusal toRaise(Explanation<S> explanation, S seen) {
+        Refusal refusal = new Refusal(seen, explanation);
+        refusal.explained = new RateLimitExceededException(refusal, false);
+        return refusal;
     }
 
     /** The refusal as {@link RateLimiter#acquire} raises it. */
     RateLimitExceededException exception() {
-        if (reason instanceof RateLimitExceededException given) {
-            return given;
+        if (explanation == null) {
+            return (RateLimitExceededException) reason;
         }
         RateLimitExceededException known = (RateLimitExceededException) EXPLAINED.getAcquire(this);
         if (known != null) {
             return known;
         }
-        RateLimitExceededException made = ((Explanation) reason).explain();
+        RateLimitExceededException made = new RateLimitExceededException(this, false);
         RateLimitExceededException raced = (RateLimitExceededException) EXPLAINED.compareAndExchange(this, null, made);
         return raced == null ? made : raced;
+    }
+
+    /** The statuses of this refusal, explained from what its decision saw: what its exception asks for once. */
+    @Override
+    public List<LimitStatus> refusalStatuses() {
+        return explanation.statuses(reason);
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.ConfigSnapshot;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.LimiterStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,6 +32,8 @@ final class RequestPlanner {
     static final int MAX_OWN_RESOLUTIONS = 10_000;
 
     private final LimiterStore store;
+    /** Whether in-place decisions count usage: the limiter keeps a usage history. */
+    private final boolean countsUsage;
 
     /**
      * The resolution of each resource for the entities that configure nothing of their own (no record, no level),
@@ -41,8 +44,9 @@ final class RequestPlanner {
     /** The resolutions of entities that have a record or a level of their own, while the store answers the same. */
     private final ConcurrentHashMap<BucketKey, PlanBasis> own = new ConcurrentHashMap<>();
 
-    RequestPlanner(LimiterStore store) {
+    RequestPlanner(LimiterStore store, boolean countsUsage) {
         this.store = store;
+        this.countsUsage = countsUsage;
     }
 
     /**
@@ -128,11 +132,20 @@ final class RequestPlanner {
      * A consume map and its validated milli-token amounts. The map is a request's own, which no one changes, and the
      * amounts depend on its content alone: a request consuming the same amounts has the same.
      */
-    record Amounts(Map<String, Long> consume, Map<String, Long> amountsMilli, long firstMilli) {
+    record Amounts(Map<String, Long> consume, Map<String, Long> amountsMilli, long firstMilli,
+            InPlaceBuckets.Take take) {
 
-        /** {@code amountsMilli}, with what it takes of the first of {@code limits} kept apart. */
-        Amounts(Map<String, Long> consume, Map<String, Long> amountsMilli, List<Limit> limits) {
-            this(consume, amountsMilli, limits.isEmpty() ? 0 : amountsMilli.getOrDefault(limits.get(0).name(), 0L));
+        /**
+         * {@code amountsMilli} for {@code target}, with what it takes of its first limit kept apart and, when the
+         * target is a {@linkplain PlanBasis#oneLimit one-limit} one, what each of its calls takes in place
+         * ({@code countUsage}: counted for the usage history).
+         */
+        static Amounts of(Map<String, Long> consume, Map<String, Long> amountsMilli, PlanBasis target,
+                boolean countUsage) {
+            List<Limit> limits = target.bucketLimits;
+            long firstMilli = limits.isEmpty() ? 0 : amountsMilli.getOrDefault(limits.get(0).name(), 0L);
+            return new Amounts(consume, amountsMilli, firstMilli, target.oneLimit
+                    ? new InPlaceBuckets.Take(limits, firstMilli, target.bypass(), countUsage) : null);
         }
 
         boolean sameAs(Map<String, Long> other) {
@@ -324,7 +337,7 @@ final class RequestPlanner {
                 || override != null && resolution.bucketLimits().stream().anyMatch(Limit::isConcurrency);
         BucketDebit own = debit(entityId, resource, resolution, amounts, true, leaseId.forDebit(concurrency));
         if (lone != null && !consume.isEmpty()) {
-            target.amounts = new Amounts(consume, own.amountsMilli(), own.limits());     // reads of balances consume nothing
+            target.amounts = Amounts.of(consume, own.amountsMilli(), target, countsUsage); // reads consume nothing
         }
         merge(debits, own);
         if (resolution.cascades()) {

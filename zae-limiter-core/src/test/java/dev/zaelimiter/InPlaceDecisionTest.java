@@ -1,5 +1,6 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import dev.zaelimiter.testing.ForwardingStore;
 import dev.zaelimiter.testing.MutableClock;
@@ -40,6 +41,21 @@ class InPlaceDecisionTest {
     void theInMemoryStoreDecidesInPlaceAndAStoreThatForwardsDoesNot() {
         assertThat(new InMemoryStore().inPlaceBuckets()).isNotNull();
         assertThat(new ForwardingStore(new InMemoryStore()).inPlaceBuckets()).isNull();
+    }
+
+    @Test
+    void aLeaseDecidedInPlaceCannotBeToldAnotherDecision() {
+        configure(List.of(Limit.perMinute("rps", 2)));
+        Map<String, Long> one = Map.of("rps", 1L);
+        inPlace.acquire("user-1", RESOURCE, one).close();                      // the next ones are in place
+        Lease lease = inPlace.acquire("user-1", RESOURCE, one);
+        Attempt refused = inPlace.tryAcquire("user-1", RESOURCE, one);
+
+        assertThat(lease).isNotInstanceOf(InPlaceBuckets.Outcome.class);
+        assertThat(lease.statuses()).singleElement().satisfies(status -> assertThat(status.available()).isZero());
+        assertThat(refused.admitted()).isFalse();
+        assertThat(refused).isNotInstanceOf(InPlaceBuckets.Outcome.class);
+        assertThat(refused.statuses()).singleElement().satisfies(status -> assertThat(status.exceeded()).isTrue());
     }
 
     @Test

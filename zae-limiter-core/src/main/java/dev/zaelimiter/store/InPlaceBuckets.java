@@ -14,31 +14,36 @@ import java.util.List;
 public interface InPlaceBuckets {
 
     /**
-     * Decides {@code take}, a call that takes {@code amountMilli} of the one limit of {@code limits} from the bucket
-     * {@code key}: brings the bucket to {@code now} under {@code limits}, admits the call unless the limit is hard and
-     * lacks the amount ({@code countOnly}: always, and only consumption is counted), and writes the debit when it
-     * admits. Tells the take's {@code outcome} what it saw before returning. With {@code countUsage}, also counts the
-     * decision for the usage history, in the UTC hour of {@code now}, as {@link #drainUsage} hands it over: an
-     * admitted call (with its amount as consumed, or as bypassed when {@code countOnly}; as overdrawn when a soft
-     * limit ends in debt), or a refused one.
+     * Decides a call on the bucket {@code key} that takes {@code take}'s {@code amountMilli} of the one limit of its
+     * {@code limits}: brings the bucket to {@code now} under {@code limits}, admits the call unless the limit is hard
+     * and lacks the amount ({@code countOnly}: always, and only consumption is counted), and writes the debit when it
+     * admits. Tells {@code outcome} what it saw about {@code call} before returning. With {@code countUsage}, also
+     * counts the decision for the usage history, in the UTC hour of {@code now}, as {@link #drainUsage} hands it
+     * over: an admitted call (with its amount as consumed, or as bypassed when {@code countOnly}; as overdrawn when a
+     * soft limit ends in debt), or a refused one.
      *
+     * @param key     the bucket
+     * @param take    what the call takes
+     * @param now     the decision's instant, epoch milliseconds
+     * @param outcome told what the decision saw
+     * @param call    the caller's record of the call, handed to {@code outcome} as given
+     * @param <C>     the type of that record
      * @return whether the call was admitted
      */
-    boolean takeOne(Take take);
+    <C> boolean takeOne(BucketKey key, Take take, long now, Outcome<C> outcome, C call);
 
     /**
-     * One call for {@link #takeOne}.
+     * What a call decided by {@link #takeOne} takes: the same for every call of a target with the same configuration
+     * and amounts, so that the limiter keeps one and a decision allocates nothing to pass it. (A value made per call
+     * is free only while the JIT inlines the store's method into the caller, which it stops doing once that method
+     * is compiled on its own.)
      *
-     * @param key         the bucket
      * @param limits      one limit, not a concurrency limit; the bucket is kept under it
      * @param amountMilli what the call takes, in milli-tokens
      * @param countOnly   whether the call is only counted, never refused (a bypassed resource)
-     * @param now         the decision's instant, epoch milliseconds
      * @param countUsage  whether the decision is counted for the usage history
-     * @param outcome     told what the decision saw
      */
-    record Take(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now, boolean countUsage,
-            Outcome outcome) {
+    record Take(List<Limit> limits, long amountMilli, boolean countOnly, boolean countUsage) {
     }
 
     /**
@@ -47,17 +52,24 @@ public interface InPlaceBuckets {
      */
     void drainUsage(UsageSink sink);
 
-    /** Receives what {@link #takeOne} decided, from inside the decision. */
-    interface Outcome {
-
-        /** The call was admitted: the limit's balance right after the debit, in a bucket refilled to {@code at}. */
-        void admitted(long balanceMilli, long at);
+    /**
+     * Receives what {@link #takeOne} decided, from inside the decision, about the call it names: one receiver serves
+     * every call, so that a decision allocates nothing to report itself.
+     *
+     * @param <C> the type of the caller's record of a call
+     */
+    interface Outcome<C> {
 
         /**
-         * The call was refused: the bucket as it was stored before the call ({@code null}: never written), which
+         * {@code call} was admitted: the limit's balance right after the debit, in a bucket refilled to {@code at}.
+         */
+        void admitted(C call, long balanceMilli, long at);
+
+        /**
+         * {@code call} was refused: the bucket as it was stored before the call ({@code null}: never written), which
          * refilled to the same instant under the same limits explains the refusal.
          */
-        void refused(BucketState stored);
+        void refused(C call, BucketState stored);
     }
 
     /** Receives the usage counts of in-place decisions. */

@@ -530,14 +530,9 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
      * the general way. Either way the result is what {@link #tryAcquire(List, long)} decides and writes.
      */
     @Override
-    public boolean takeOne(Take take) {
-        return takeOne(take.key(), take.limits(), take.amountMilli(), take.countOnly(), take.now(), take.countUsage(),
-                take.outcome());
-    }
-
-    /** {@link #takeOne(Take)}, its parts read: a separate method so that the take itself is read in a few bytes. */
-    private boolean takeOne(BucketKey key, List<Limit> limits, long amountMilli, boolean countOnly, long now,
-            boolean countUsage, Outcome outcome) {
+    public <C> boolean takeOne(BucketKey key, Take take, long now, Outcome<C> outcome, C call) {
+        List<Limit> limits = take.limits();
+        boolean countUsage = take.countUsage();
         if (countUsage && !countingUsage) {
             countingUsage = true;
         }
@@ -556,13 +551,12 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 }
                 cell.endIfOver(limits, now);
                 admitted = cell.holdsOne()
-                        ? takeSingle(cell, limits, amountMilli, countOnly, now, outcome)
-                        : takeOneOfMany(cell, limits, amountMilli, countOnly, now, outcome);
+                        ? takeSingle(cell, take, now, outcome, call)
+                        : takeOneOfMany(cell, take, now, outcome, call);
                 if (countUsage) {
                     Limit limit = limits.get(0);
-                    ((CountingCell) cell).count(key, now, limit.name(), admitted,
-                            amountMilli, countOnly, admitted && limit.isSoft() && cell.balanceOf(limit) < 0,
-                            pendingUsage);
+                    ((CountingCell) cell).count(key, now, limit.name(), admitted, take.amountMilli(),
+                            take.countOnly(), admitted && limit.isSoft() && cell.balanceOf(limit) < 0, pendingUsage);
                 }
                 break;
             }
@@ -598,30 +592,31 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
      * fields is refilled and debited there, allocating nothing; any other through {@link BucketState}'s per-limit
      * transitions.
      */
-    private static boolean takeSingle(Cell cell, List<Limit> limits, long amountMilli, boolean countOnly, long now,
-            Outcome outcome) {
-        Limit limit = limits.get(0);
+    private static <C> boolean takeSingle(Cell cell, Take take, long now, Outcome<C> outcome, C call) {
+        Limit limit = take.limits().get(0);
         return cell.states == Cell.INLINE && !limit.isConcurrency() && sameName(cell.limits, limit)
-                ? takeInline(cell, limit, limits, amountMilli, countOnly, now, outcome)
-                : takeOneState(cell, limit, limits, amountMilli, countOnly, now, outcome);
+                ? takeInline(cell, limit, take, now, outcome, call)
+                : takeOneState(cell, limit, take, now, outcome, call);
     }
 
     /** {@link #takeOne} through {@link BucketState}'s per-limit transitions. */
-    private static boolean takeOneState(Cell cell, Limit limit, List<Limit> limits, long amountMilli,
-            boolean countOnly, long now, Outcome outcome) {
+    private static <C> boolean takeOneState(Cell cell, Limit limit, Take take, long now, Outcome<C> outcome,
+            C call) {
+        long amountMilli = take.amountMilli();
+        boolean countOnly = take.countOnly();
         Object held = cell.states;
         long last = held == null ? now : cell.lastRefillMillis;
         LimitState old = held != null && sameName(cell.limits, limit) ? cell.single() : null;
         LimitState refilled = BucketState.refilledLimit(limit, old, last, now);
         if (!countOnly && BucketState.refuses(limit, amountMilli, refilled.balanceMilli(), false)) {
-            outcome.refused(cell.state());
+            outcome.refused(call, cell.state());
             return false;
         }
         long at = Math.max(last, now);
         LimitState after = amountMilli == 0 ? refilled
                 : BucketState.debitedLimit(limit, refilled, at, amountMilli, countOnly, null);
-        cell.store(after, at, limits);
-        outcome.admitted(after.balanceMilli(), at);
+        cell.store(after, at, take.limits());
+        outcome.admitted(call, after.balanceMilli(), at);
         return true;
     }
 
@@ -630,17 +625,18 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
      * {@link BucketState#refilledLimit} and {@link BucketState#debitedLimit}, in place. A limit that does not drip
      * at this instant (a schedule can make it a quota) goes the way of the other states.
      */
-    private static boolean takeInline(Cell cell, Limit limit, List<Limit> limits, long amountMilli, boolean countOnly,
-            long now, Outcome outcome) {
+    private static <C> boolean takeInline(Cell cell, Limit limit, Take take, long now, Outcome<C> outcome, C call) {
         long last = cell.lastRefillMillis;
         Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, last));
         if (!p.drips()) {
-            return takeOneState(cell, limit, limits, amountMilli, countOnly, now, outcome);
+            return takeOneState(cell, limit, take, now, outcome, call);
         }
+        long amountMilli = take.amountMilli();
+        boolean countOnly = take.countOnly();
         long balance = BucketMath.refill(cell.balanceMilli, p.capacityMilli(), p.refillAmountMilli(),
                 p.refillPeriodMillis(), last, now);
         if (!countOnly && BucketState.refuses(limit, amountMilli, balance, false)) {
-            outcome.refused(cell.state());
+            outcome.refused(call, cell.state());
             return false;
         }
         long at = Math.max(last, now);
@@ -656,8 +652,8 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         }
         cell.balanceMilli = balance;
         cell.lastRefillMillis = at;
-        cell.limits = limits;
-        outcome.admitted(balance, at);
+        cell.limits = take.limits();
+        outcome.admitted(call, balance, at);
         return true;
     }
 
@@ -666,19 +662,20 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     }
 
     /** {@link #takeOne} on a cell that holds several limits' states. */
-    private static boolean takeOneOfMany(Cell cell, List<Limit> limits, long amountMilli, boolean countOnly,
-            long now, Outcome outcome) {
+    private static <C> boolean takeOneOfMany(Cell cell, Take take, long now, Outcome<C> outcome, C call) {
+        List<Limit> limits = take.limits();
+        boolean countOnly = take.countOnly();
         Limit limit = limits.get(0);
-        Map<String, Long> amounts = Map.of(limit.name(), amountMilli);
+        Map<String, Long> amounts = Map.of(limit.name(), take.amountMilli());
         BucketState stored = cell.state();
         BucketState state = stored.refilled(limits, now);
         if (!countOnly && !state.admits(limits, amounts)) {
-            outcome.refused(stored);
+            outcome.refused(call, stored);
             return false;
         }
         BucketState debited = state.debited(limits, amounts, countOnly, null);
         cell.store(debited, limits);
-        outcome.admitted(debited.limits().get(limit.name()).balanceMilli(), debited.lastRefillMillis());
+        outcome.admitted(call, debited.limits().get(limit.name()).balanceMilli(), debited.lastRefillMillis());
         return true;
     }
 

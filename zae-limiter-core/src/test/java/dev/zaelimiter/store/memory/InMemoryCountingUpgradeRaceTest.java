@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class InMemoryCountingUpgradeRaceTest {
 
-    static final InPlaceBuckets.Outcome IGNORE = new InPlaceBuckets.Outcome() {
-        public void admitted(long b, long at) { }
-        public void refused(BucketState s) { }
+    static final InPlaceBuckets.Outcome<Object> IGNORE = new InPlaceBuckets.Outcome<>() {
+        public void admitted(Object call, long b, long at) { }
+        public void refused(Object call, BucketState s) { }
     };
 
     private static Object cellOf(InMemoryStore store, BucketKey key) throws Exception {
@@ -47,7 +47,7 @@ class InMemoryCountingUpgradeRaceTest {
             deleter.start();
             while (deleter.getState() != Thread.State.BLOCKED) Thread.onSpinWait();
             // an in-place decision of a limiter with usage history upgrades the cell meanwhile
-            store.takeOne(new InPlaceBuckets.Take(key, limits, 1000, false, now, true, IGNORE));
+            store.takeOne(key, new InPlaceBuckets.Take(limits, 1000, false, true), now, IGNORE, null);
         }
         deleter.join();
         BucketState after = store.peek(List.of(new BucketDebit(key, limits, Map.of(), false, false, null, limits)), now)
@@ -80,7 +80,7 @@ class InMemoryCountingUpgradeRaceTest {
             peeker = new Thread(() -> seen[0] = store.peek(List.of(debit), now).get(0).state().balanceMilli("rph"));
             peeker.start();
             while (peeker.getState() != Thread.State.BLOCKED) Thread.onSpinWait();
-            store.takeOne(new InPlaceBuckets.Take(key, limits, 1000, false, now, true, IGNORE));
+            store.takeOne(key, new InPlaceBuckets.Take(limits, 1000, false, true), now, IGNORE, null);
         }
         peeker.join();
         assertThat(seen[0]).as("peek must see the bucket as written (4 of 10 left)").isEqualTo(4000);

@@ -204,7 +204,7 @@ public final class MeteredLimiterStore extends ForwardingStore implements Decora
 
     /**
      * The delegate's in-place decisions, each timed as a {@code tryAcquire} (which it stands for), or none when the
-     * delegate has none. Timed as {@link #time} does, written out so that a decision does not capture its seven
+     * delegate has none. Timed as {@link #time} does, written out so that a decision does not capture its
      * arguments in a lambda on every call.
      */
     @Override
@@ -215,11 +215,12 @@ public final class MeteredLimiterStore extends ForwardingStore implements Decora
         }
         return new dev.zaelimiter.store.InPlaceBuckets() {
             @Override
-            public boolean takeOne(Take take) {
+            public <C> boolean takeOne(dev.zaelimiter.store.BucketKey key, Take take, long now, Outcome<C> outcome,
+                    C call) {
                 long start = System.nanoTime();
                 MeteredLimiterStore.Outcome result = MeteredLimiterStore.Outcome.ERROR;
                 try {
-                    boolean admitted = local.takeOne(take);
+                    boolean admitted = local.takeOne(key, take, now, outcome, call);
                     result = MeteredLimiterStore.Outcome.SUCCESS;
                     return admitted;
                 } catch (StoreUnavailableException e) {

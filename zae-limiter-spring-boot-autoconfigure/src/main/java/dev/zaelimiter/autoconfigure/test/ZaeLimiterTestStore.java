@@ -85,9 +85,9 @@ public final class ZaeLimiterTestStore extends ForwardingStore {
 
     private final InPlaceBuckets local = new InPlaceBuckets() {
         @Override
-        public boolean takeOne(Take take) {
-            buckets.add(take.key());
-            return delegate.takeOne(take);
+        public <C> boolean takeOne(BucketKey key, Take take, long now, Outcome<C> outcome, C call) {
+            buckets.add(key);
+            return delegate.takeOne(key, take, now, outcome, call);
         }
 
         @Override

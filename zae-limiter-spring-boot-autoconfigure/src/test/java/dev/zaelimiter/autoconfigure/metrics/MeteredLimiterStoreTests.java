@@ -98,23 +98,24 @@ class MeteredLimiterStoreTests {
         List<Limit> limits = List.of(Limit.perMinute("rpm", 1));
         InPlaceBuckets local = store.inPlaceBuckets();
         long[] balances = new long[1];
-        InPlaceBuckets.Outcome outcome = new InPlaceBuckets.Outcome() {
+        InPlaceBuckets.Outcome<long[]> outcome = new InPlaceBuckets.Outcome<>() {
             @Override
-            public void admitted(long balanceMilli, long at) {
-                balances[0] = balanceMilli;
+            public void admitted(long[] call, long balanceMilli, long at) {
+                call[0] = balanceMilli;
             }
 
             @Override
-            public void refused(BucketState stored) {
-                balances[0] = -1;
+            public void refused(long[] call, BucketState stored) {
+                call[0] = -1;
             }
         };
 
-        assertThat(local.takeOne(new InPlaceBuckets.Take(new BucketKey("user-1", "api"), limits, 1000, false, 0, false,
-                outcome))).isTrue();
+        BucketKey key = new BucketKey("user-1", "api");
+        InPlaceBuckets.Take take = new InPlaceBuckets.Take(limits, 1000, false, false);
+
+        assertThat(local.takeOne(key, take, 0, outcome, balances)).isTrue();
         assertThat(balances[0]).isZero();
-        assertThat(local.takeOne(new InPlaceBuckets.Take(new BucketKey("user-1", "api"), limits, 1000, false, 0, false,
-                outcome))).isFalse();
+        assertThat(local.takeOne(key, take, 0, outcome, balances)).isFalse();
         assertThat(balances[0]).isEqualTo(-1);
 
         assertThat(timer("tryAcquire", "success").count()).isEqualTo(2);
