@@ -238,7 +238,16 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker) {
-        return update(debit, now, stamp, guess, correction, marker, null, null);
+        return update(debit, now, stamp, guess, correction, marker, null, null, false);
+    }
+
+    /**
+     * As {@link #update(BucketDebit, long, String, BucketState, boolean, String)} for a correction; a {@code refund}
+     * (what a refused call took, given back) also takes back the slots it counted as consumed.
+     */
+    UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess, String marker,
+            boolean refund) {
+        return update(debit, now, stamp, guess, true, marker, null, null, refund);
     }
 
     /**
@@ -248,6 +257,11 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker, Exchange exchange, Boolean full) {
+        return update(debit, now, stamp, guess, correction, marker, exchange, full, false);
+    }
+
+    private UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
+            boolean correction, String marker, Exchange exchange, Boolean full, boolean refund) {
         if (debit.overridden() && !correction) {
             return null;
         }
@@ -282,7 +296,7 @@ final class BucketItems {
                 continue;
             }
             if (limit.isConcurrency()) {
-                slotUpdate(e, debit, limit, amount, now, correction, set, add, remove, onItem);
+                slotUpdate(e, debit, limit, amount, now, correction, refund, set, add, remove, onItem);
                 continue;
             }
             long counted = x == null ? amount : amount + x.used();
@@ -607,7 +621,8 @@ final class BucketItems {
      * having room (entries that expired count until a whole write drops them); giving one back removes it.
      */
     private static void slotUpdate(Expression e, BucketDebit debit, Limit limit, long amount, long now,
-            boolean correction, StringJoiner set, StringJoiner add, StringJoiner remove, StringJoiner condition) {
+            boolean correction, boolean refund, StringJoiner set, StringJoiner add, StringJoiner remove,
+            StringJoiner condition) {
         String holders = e.name(ItemCodec.HOLDERS + limit.name());
         if (debit.countOnly()) {
             add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(Math.max(amount, 0))));
@@ -617,6 +632,9 @@ final class BucketItems {
         String slot = holders + "." + e.name(debit.leaseId());
         if (correction || amount < 0) {
             remove.add(slot);
+            if (refund && amount < 0) {
+                add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+            }
             return;
         }
         set.add(slot + " = " + e.value(ItemCodec.number(now + limit.leaseTimeout().orElseThrow().toMillis())));
