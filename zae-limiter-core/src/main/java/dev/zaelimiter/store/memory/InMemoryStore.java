@@ -798,6 +798,11 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         return buckets.size();
     }
 
+    /** Whether the store holds the bucket {@code key} now (it was written and not evicted or deleted), for tests. */
+    public boolean holds(BucketKey key) {
+        return buckets.containsKey(key);
+    }
+
     /**
      * Removes every bucket whose life ended by {@code now} ({@link BucketLife}: full at or after its horizon): such a
      * bucket reads as a new one, consumption counters included, so removing it changes no answer.
