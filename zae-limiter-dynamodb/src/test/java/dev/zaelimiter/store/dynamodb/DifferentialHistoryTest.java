@@ -564,9 +564,10 @@ class DifferentialHistoryTest {
                     d = Seen.ok();
                 } else if (ofClosedStore(dynamo, step)) {
                     d = apply(dynamo, step);
-                    // a lease whose settling the closed store refused may count as closed afterwards
+                    // a lease whose settling the closed store refused may count as closed afterwards, and its
+                    // close() gives no slot back there (they come back at their lease timeout)
                     m = "StoreUnavailableException".equals(d.threw()) || "LeaseClosedException".equals(d.threw())
-                            ? d : apply(memory, step);
+                            || step instanceof Release ? d : apply(memory, step);
                 } else {
                     m = apply(memory, step);
                     d = apply(dynamo, step);
@@ -892,6 +893,9 @@ class DifferentialHistoryTest {
             }
         }
         Map<String, String> text = new TreeMap<>();
+        // comparing consumption only (a reserving limit under-admitted): a call the exact side admitted and rolled
+        // back leaves a row that consumed nothing
+        totals.entrySet().removeIf(total -> consumedOnly && total.getValue()[0] == 0);
         totals.forEach((k, v) -> text.put(k, consumedOnly ? "consumed " + v[0]
                 : "consumed " + v[0] + " admitted " + v[1] + " refused " + v[2] + " overdrawn " + v[3]));
         return text;
