@@ -142,6 +142,50 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             return new BucketState(lastRefillMillis, all);
         }
 
+        /**
+         * The stored state as {@code limits} take it, or {@code null} for a bucket never written: a concurrency
+         * limit's free slots are no balance, so a limit that was one when the bucket was written and is of another
+         * kind in {@code limits} is full (at the capacity in force once refilled), its consumption kept; as one that
+         * becomes a concurrency limit starts with its slots free.
+         */
+        BucketState state(List<Limit> limits) {
+            BucketState stored = state();
+            if (stored == null) {
+                return null;
+            }
+            Map<String, LimitState> kept = null;
+            for (Limit limit : limits) {
+                LimitState old = stored.limits().get(limit.name());
+                if (old != null && !limit.isConcurrency() && wasConcurrency(limit.name())) {
+                    if (kept == null) {
+                        kept = new java.util.HashMap<>(stored.limits());
+                    }
+                    kept.put(limit.name(), slotsAsFull(old));
+                }
+            }
+            return kept == null ? stored : new BucketState(stored.lastRefillMillis(), kept);
+        }
+
+        /** The state of the one limit as {@code limit} takes it ({@link #state(List)}). */
+        LimitState single(Limit limit) {
+            LimitState old = single();
+            return !limit.isConcurrency() && wasConcurrency(limit.name()) ? slotsAsFull(old) : old;
+        }
+
+        /** A state above every capacity, which a refill brings down to the capacity in force: full. */
+        private static LimitState slotsAsFull(LimitState slots) {
+            return new LimitState(Long.MAX_VALUE, slots.consumedMilli());
+        }
+
+        private boolean wasConcurrency(String name) {
+            for (Limit written : limits) {
+                if (written.isConcurrency() && written.name().equals(name)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /** Whether the bucket holds the state of one limit (or nothing yet). */
         boolean holdsOne() {
             return states == null || states == INLINE || states instanceof LimitState;
@@ -198,7 +242,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 return false;
             }
             long endsAfter = BucketLife.endsAfter(limits, lastRefillMillis);
-            return endsAfter <= now && BucketLife.ended(endsAfter, state().refilled(kept, now), kept, now);
+            return endsAfter <= now && BucketLife.ended(endsAfter, state(kept).refilled(kept, now), kept, now);
         }
 
         /** Hands any usage counts this bucket holds to {@code pending}, before it goes. */
@@ -504,7 +548,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 }
                 List<Limit> limits = debit.limits();
                 cell.endIfOver(debit.kept(), now);
-                BucketState stored = cell.state();
+                BucketState stored = cell.state(limits);
                 BucketState state = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 boolean admitted = debit.countOnly() || state.admits(limits, debit.amountsMilli());
                 if (admitted) {
@@ -602,6 +646,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             Outcome outcome) {
         Limit limit = limits.get(0);
         return cell.states == Cell.INLINE && !limit.isConcurrency() && sameName(cell.limits, limit)
+                && !cell.limits.get(0).isConcurrency()
                 ? takeInline(cell, limit, limits, amountMilli, countOnly, now, outcome)
                 : takeOneState(cell, limit, limits, amountMilli, countOnly, now, outcome);
     }
@@ -611,10 +656,10 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             boolean countOnly, long now, Outcome outcome) {
         Object held = cell.states;
         long last = held == null ? now : cell.lastRefillMillis;
-        LimitState old = held != null && sameName(cell.limits, limit) ? cell.single() : null;
+        LimitState old = held != null && sameName(cell.limits, limit) ? cell.single(limit) : null;
         LimitState refilled = BucketState.refilledLimit(limit, old, last, now);
         if (!countOnly && BucketState.refuses(limit, amountMilli, refilled.balanceMilli(), false)) {
-            outcome.refused(cell.state());
+            outcome.refused(cell.state(limits));
             return false;
         }
         long at = Math.max(last, now);
@@ -670,7 +715,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             long now, Outcome outcome) {
         Limit limit = limits.get(0);
         Map<String, Long> amounts = Map.of(limit.name(), amountMilli);
-        BucketState stored = cell.state();
+        BucketState stored = cell.state(limits);
         BucketState state = stored.refilled(limits, now);
         if (!countOnly && !state.admits(limits, amounts)) {
             outcome.refused(stored);
@@ -718,7 +763,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 }
                 List<Limit> limits = debit.limits();
                 cell.endIfOver(debit.kept(), now);
-                BucketState stored = cell.state();
+                BucketState stored = cell.state(limits);
                 BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 store(cell, refilled.adjusted(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId()),
                         limits);
@@ -787,7 +832,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             }
             synchronized (cell) {
                 if (!cell.retired) {
-                    return cell.states == null || cell.ended(kept, now) ? null : cell.state();
+                    return cell.states == null || cell.ended(kept, now) ? null : cell.state(kept);
                 }
             }
         }
@@ -883,7 +928,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         for (int i = 0; i < cells.length; i++) {
             List<Limit> limits = debits.get(i).limits();
             cells[i].endIfOver(debits.get(i).kept(), now);
-            BucketState state = cells[i].state();
+            BucketState state = cells[i].state(limits);
             states[i] = state == null ? BucketState.fresh(limits, now) : state.refilled(limits, now);
         }
         return states;

@@ -186,7 +186,29 @@ final class BucketItems {
      * at what others can take; its instant is the later of {@code now} and the item's last write.
      */
     static BucketState decoded(Map<String, AttributeValue> item, List<Limit> limits, long now) {
-        return Holds.capped(ItemCodec.bucket(item).refilled(limits, now), item, limits, now);
+        return Holds.capped(slotsAsFull(ItemCodec.bucket(item), item, limits).refilled(limits, now), item, limits,
+                now);
+    }
+
+    /**
+     * {@code stored} as {@code limits} take it: a limit of another kind whose item holds a concurrency limit's slots
+     * (only a concurrency limit writes them, and the first write under other limits rewrites the item whole) is full
+     * (at the capacity in force once refilled), its consumption kept, as in the in-memory store (a concurrency
+     * limit's free slots are no balance).
+     */
+    private static BucketState slotsAsFull(BucketState stored, Map<String, AttributeValue> item, List<Limit> limits) {
+        Map<String, LimitState> states = null;
+        for (Limit limit : limits) {
+            String name = limit.name();
+            LimitState old = stored.limits().get(name);
+            if (old != null && !limit.isConcurrency() && item.containsKey(ItemCodec.HOLDERS + name)) {
+                if (states == null) {
+                    states = new HashMap<>(stored.limits());
+                }
+                states.put(name, new LimitState(Long.MAX_VALUE, old.consumedMilli()));
+            }
+        }
+        return states == null ? stored : new BucketState(stored.lastRefillMillis(), states);
     }
 
     static boolean expired(Map<String, AttributeValue> item, long now) {
