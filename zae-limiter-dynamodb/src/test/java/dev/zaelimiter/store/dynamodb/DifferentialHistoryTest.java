@@ -607,6 +607,10 @@ class DifferentialHistoryTest {
                     memory.leases.remove(memory.leases.size() - 1).rollback();
                     underAdmitted[0] = true;
                 }
+                if (mismatch == null && step instanceof Acquire && Boolean.FALSE.equals(d.admitted())
+                        && Boolean.FALSE.equals(m.admitted())) {
+                    writtenByRefusal(memoryStore, (DynamoDbStore) dynamo.store, config, clock.millis());
+                }
                 latest = Math.max(latest, clock.millis());
                 lines.add(new Line(i + 1, step, m, d, mismatch));
                 if (mismatch != null) {
@@ -653,6 +657,28 @@ class DifferentialHistoryTest {
             dynamo.store.deleteBucket(key);
         }
         return null;
+    }
+
+    /**
+     * A refused cascade on DynamoDB writes the buckets it took from before it learned of the refusal, and gives
+     * back what it took ({@code dynamodb.md}, "Both stores on the same histories"): such a bucket counts as written
+     * at the refusal's instant, which a later step back of the clock or change of rate counts from. The in-memory
+     * store, which writes nothing for a refused call, is written the same at that instant (a correction of
+     * nothing) for each bucket whose DynamoDB item was written then.
+     */
+    private static void writtenByRefusal(InMemoryStore memoryStore, DynamoDbStore dynamoStore,
+            Map<String, List<Limit>> config, long now) {
+        for (String entity : ENTITIES) {
+            Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item =
+                    dynamoStore.bucketItemForTest(entity, RESOURCE);
+            List<Limit> limits = config.getOrDefault(entity, config.get(""));
+            if (item == null || limits == null || ItemCodec.lastWrite(item) != now) {
+                continue;
+            }
+            memoryStore.apply(List.of(new dev.zaelimiter.store.BucketDebit(
+                    new dev.zaelimiter.store.BucketKey(entity, RESOURCE), limits, Map.of(), false,
+                    !config.containsKey(entity))), now);
+        }
     }
 
     /**
