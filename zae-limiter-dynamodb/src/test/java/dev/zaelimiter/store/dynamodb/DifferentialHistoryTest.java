@@ -66,7 +66,13 @@ import static org.assertj.core.api.Assertions.fail;
  *   <li>A lease taken before the limiter and its DynamoDB store were closed and reopened: settling it raises
  *       {@code StoreUnavailableException} on DynamoDB (issue 23, item 10; {@code dynamodb.md}, "After close()");
  *       the in-memory store is the same store after a reopen, so the step runs on DynamoDB only when DynamoDB
- *       raises that.</li>
+ *       raises that (closing it, which frees no slot on the closed store, never).</li>
+ *   <li>Writes only DynamoDB makes, each a write of the bucket at its instant ({@code dynamodb.md}, "Both stores
+ *       on the same histories"): an idle pool's return, within {@value #GIVEN_BACK_MILLIS} ms of its last call
+ *       (made then, before a longer move of the clock), and the give-back of a refused cascade (the in-memory
+ *       bucket is written the same).</li>
+ *   <li>A bucket whose life ended, which the in-memory sweep forgets and DynamoDB's TTL may delete: at a sweep the
+ *       DynamoDB item of each bucket the in-memory store forgot is deleted, once DynamoDB reads it full.</li>
  * </ul>
  *
  * <p>{@value #HISTORIES} sets how many histories run (CI default {@value #CI_HISTORIES}), {@value #FIRST_SEED} the
