@@ -20,6 +20,7 @@ import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.internal.resolution.ConfigResolver;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 
 import java.util.ArrayList;
@@ -849,8 +850,9 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     }
 
     /**
-     * Removes every bucket whose life ended by {@code now} ({@link BucketLife}: full at or after its horizon): such a
-     * bucket reads as a new one, consumption counters included, so removing it changes no answer.
+     * Removes every bucket whose life ended by {@code now} ({@link BucketLife}: full at or after its horizon, under
+     * the limits it was written under and under those its configuration gives it now): such a bucket reads as a new
+     * one, consumption counters included, so removing it changes no answer; one that owes is kept.
      *
      * @return how many buckets were removed
      */
@@ -886,7 +888,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 if (cell.retired || onlyIdle && cell.states != null && cell.lastRefillMillis >= writtenBefore) {
                     continue;
                 }
-                if (cell.states == null || cell.ended(cell.limits, now)) {
+                if (cell.states == null || cell.ended(cell.limits, now) && endedInForce(entry.getKey(), cell, now)) {
                     cell.retire(pendingUsage, entry.getKey());
                     buckets.remove(entry.getKey(), cell);
                     evicted++;
@@ -894,6 +896,16 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             }
         }
         return evicted;
+    }
+
+    /**
+     * Whether {@code cell}, ended under the limits it was written under, has also ended under those its stored
+     * configuration gives it now: after a change since its last write it may still owe, or refill, under them
+     * (the limits a call brings itself, the store cannot know).
+     */
+    private boolean endedInForce(BucketKey key, Cell cell, long now) {
+        List<Limit> inForce = ConfigResolver.resolve(loadConfig(key.entityId(), key.resource()), null).limits();
+        return inForce.isEmpty() || cell.ended(inForce, now);
     }
 
     private void afterWrite(long now) {
