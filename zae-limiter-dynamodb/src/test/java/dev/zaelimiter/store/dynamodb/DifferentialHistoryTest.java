@@ -84,10 +84,10 @@ import static org.assertj.core.api.Assertions.fail;
  * still fail the same way. The run fails with the first mismatching seed and lists every distinct kind
  * of mismatch it found.
  *
- * <p>Every build runs the defaults (500 plain and 100 extended histories, under a minute on a quiet machine; on a
- * busy one the time budget stops it early and the run says how many it left out). Beyond them some histories still
- * differ ({@code docs/dynamodb.md}, "Both stores on the same histories", lists them). To run more, or one seed:
- * {@code mvn -pl zae-limiter-dynamodb test -Dtest=DifferentialHistoryTest -Dzae.diffhist.histories=2000
+ * <p>Every build runs the defaults (2,500 plain and 500 extended histories, about three minutes on a quiet
+ * machine; on a busy one the time budget stops it early, plain and extended alike since they start interleaved, and
+ * the run says how many it left out). To run more, or one seed: {@code mvn -pl zae-limiter-dynamodb test
+ * -Dtest=DifferentialHistoryTest -Dzae.diffhist.histories=4000 -Dzae.diffhist.extended=600
  * -Dzae.diffhist.budgetSeconds=0}.
  */
 @Timeout(1800)
@@ -98,15 +98,15 @@ class DifferentialHistoryTest {
     static final String SEED = "zae.diffhist.seed";
     static final String SHRINK = "zae.diffhist.shrink";
     static final String THREADS = "zae.diffhist.threads";
-    static final int CI_HISTORIES = 500;
+    static final int CI_HISTORIES = 2500;
     /** How many histories of {@value #EXTENDED_BASE} and on run besides (CI default {@value #CI_EXTENDED}). */
     static final String EXTENDED = "zae.diffhist.extended";
-    static final int CI_EXTENDED = 100;
+    static final int CI_EXTENDED = 500;
     /** The first seed of the extended histories (cascades, concurrency limits): see {@link #history}. */
     static final long EXTENDED_BASE = 1_000_000;
     /** Seconds after which no further history starts (CI default {@value #CI_BUDGET_SECONDS}); 0: no budget. */
     static final String BUDGET = "zae.diffhist.budgetSeconds";
-    static final int CI_BUDGET_SECONDS = 110;
+    static final int CI_BUDGET_SECONDS = 300;
 
     static final String RESOURCE = "r1";
     static final List<String> ENTITIES = List.of("e1", "e2");
@@ -561,6 +561,8 @@ class DifferentialHistoryTest {
                 } else if (step instanceof Advance a) {
                     clock.advance(Duration.ofMillis(a.millis()));
                 }
+                Map<String, Long> versions = step instanceof Acquire ? versions((DynamoDbStore) dynamo.store)
+                        : Map.of();
                 Seen m;
                 Seen d;
                 String forgotten = null;
@@ -615,7 +617,7 @@ class DifferentialHistoryTest {
                 }
                 if (mismatch == null && step instanceof Acquire && Boolean.FALSE.equals(d.admitted())
                         && Boolean.FALSE.equals(m.admitted())) {
-                    writtenByRefusal(memoryStore, (DynamoDbStore) dynamo.store, config, clock.millis());
+                    writtenByRefusal(memoryStore, (DynamoDbStore) dynamo.store, versions, config, clock.millis());
                 }
                 latest = Math.max(latest, clock.millis());
                 lines.add(new Line(i + 1, step, m, d, mismatch));
@@ -670,21 +672,30 @@ class DifferentialHistoryTest {
      * back what it took ({@code dynamodb.md}, "Both stores on the same histories"): such a bucket counts as written
      * at the refusal's instant, which a later step back of the clock or change of rate counts from. The in-memory
      * store, which writes nothing for a refused call, is written the same at that instant (a correction of
-     * nothing) for each bucket whose DynamoDB item was written then.
+     * nothing) for each bucket whose DynamoDB item the refused call wrote ({@code before}: the items' versions
+     * before it).
      */
     private static void writtenByRefusal(InMemoryStore memoryStore, DynamoDbStore dynamoStore,
-            Map<String, List<Limit>> config, long now) {
+            Map<String, Long> before, Map<String, List<Limit>> config, long now) {
+        Map<String, Long> after = versions(dynamoStore);
         for (String entity : ENTITIES) {
-            Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item =
-                    dynamoStore.bucketItemForTest(entity, RESOURCE);
             List<Limit> limits = config.getOrDefault(entity, config.get(""));
-            if (item == null || limits == null || ItemCodec.lastWrite(item) != now) {
+            if (limits == null || after.get(entity).equals(before.get(entity))) {
                 continue;
             }
             memoryStore.apply(List.of(new dev.zaelimiter.store.BucketDebit(
                     new dev.zaelimiter.store.BucketKey(entity, RESOURCE), limits, Map.of(), false,
                     !config.containsKey(entity))), now);
         }
+    }
+
+    /** The version of each entity's DynamoDB bucket item (0: none). */
+    private static Map<String, Long> versions(DynamoDbStore store) {
+        Map<String, Long> versions = new java.util.HashMap<>();
+        for (String entity : ENTITIES) {
+            versions.put(entity, ItemCodec.version(store.bucketItemForTest(entity, RESOURCE)));
+        }
+        return versions;
     }
 
     /**
@@ -999,11 +1010,13 @@ class DifferentialHistoryTest {
         if (replay == null) {
             int plain = Integer.getInteger(HISTORIES, CI_HISTORIES);
             int extended = Integer.getInteger(EXTENDED, CI_EXTENDED);
-            for (int h = 0; h < plain; h++) {
-                seeds.add(firstSeed + h);
-            }
-            for (int h = 0; h < extended; h++) {
-                seeds.add(EXTENDED_BASE + firstSeed - 1 + h);
+            // interleaved in proportion, so that a time budget leaves out plain and extended histories alike
+            for (int p = 0, e = 0; p < plain || e < extended; ) {
+                if (e >= extended || p < plain && (long) p * extended <= (long) e * plain) {
+                    seeds.add(firstSeed + p++);
+                } else {
+                    seeds.add(EXTENDED_BASE + firstSeed - 1 + e++);
+                }
             }
         }
         int histories = seeds.size();
