@@ -101,6 +101,19 @@ public abstract class ConcurrencyLimitContract extends StoreContractSupport {
     }
 
     @Test
+    void aConcurrencyLimitTurnedIntoARateLimitStartsFullAndKeepsItsConsumption() {
+        limiter.acquire("user-1", "jobs", consume("rpm", 1)).close();
+        limiter.acquire("user-1", "jobs", consume("rpm", 1));
+        admin.setResourceDefaults("jobs", List.of(Limit.perHour("inflight", 56), Limit.perMinute("rpm", 1000)));
+
+        assertThat(free("user-1")).as("free slots are no balance").isEqualTo(56);
+        assertThat(limiter.inspect("user-1", "jobs").limits()).filteredOn(v -> v.name().equals("inflight"))
+                .singleElement().satisfies(v -> assertThat(v.consumed()).isEqualTo(2));
+        limiter.acquire("user-1", "jobs", consume("inflight", 6));
+        assertThat(free("user-1")).isEqualTo(50);
+    }
+
+    @Test
     void manyThreadsNeverHoldMoreThanTheLimit() throws Exception {
         admin.setResourceDefaults("jobs", List.of(Limit.concurrency("inflight", 3, TIMEOUT)));
         AtomicInteger inFlight = new AtomicInteger();

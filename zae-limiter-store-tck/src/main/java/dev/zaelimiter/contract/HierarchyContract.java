@@ -161,6 +161,23 @@ public abstract class HierarchyContract extends StoreContractSupport {
     }
 
     @Test
+    void childRefusalLeavesTheParentsSlotsAndTheirConsumptionAsTheyWere() {
+        createParent(ORG);
+        createChild(USER, ORG, true);
+        admin.setLimits(ORG, RESOURCE, List.of(Limit.concurrency("inflight", 5, Duration.ofMinutes(1))));
+        admin.setLimits(USER, RESOURCE, List.of(Limit.concurrency("inflight", 1, Duration.ofMinutes(1)),
+                Limit.perMinute("tpm", 1000)));
+        limiter.acquire(USER, RESOURCE, consume("tpm", 1));
+
+        assertThatThrownBy(() -> limiter.acquire(USER, RESOURCE, consume("tpm", 1)))
+                .isInstanceOf(RateLimitExceededException.class);
+
+        assertThat(available(ORG, "inflight")).isEqualTo(4);
+        assertThat(limiter.inspect(ORG, RESOURCE).limits().get(0).consumed())
+                .as("a refused call consumes no slot of the parent").isEqualTo(1);
+    }
+
+    @Test
     void checkAvailabilityOfACascadingChildSeesTheParentAndConsumesNothing() {
         cascadingPair(1_000, 100);
         limiter.acquire(USER, RESOURCE, consume("tpm", 100));

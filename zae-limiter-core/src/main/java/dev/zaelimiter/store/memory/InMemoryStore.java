@@ -20,6 +20,7 @@ import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.internal.resolution.ConfigResolver;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 
 import java.util.ArrayList;
@@ -142,6 +143,50 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             return new BucketState(lastRefillMillis, all);
         }
 
+        /**
+         * The stored state as {@code limits} take it, or {@code null} for a bucket never written: a concurrency
+         * limit's free slots are no balance, so a limit that was one when the bucket was written and is of another
+         * kind in {@code limits} is full (at the capacity in force once refilled), its consumption kept; as one that
+         * becomes a concurrency limit starts with its slots free.
+         */
+        BucketState state(List<Limit> limits) {
+            BucketState stored = state();
+            if (stored == null) {
+                return null;
+            }
+            Map<String, LimitState> kept = null;
+            for (Limit limit : limits) {
+                LimitState old = stored.limits().get(limit.name());
+                if (old != null && !limit.isConcurrency() && wasConcurrency(limit.name())) {
+                    if (kept == null) {
+                        kept = new java.util.HashMap<>(stored.limits());
+                    }
+                    kept.put(limit.name(), slotsAsFull(old));
+                }
+            }
+            return kept == null ? stored : new BucketState(stored.lastRefillMillis(), kept);
+        }
+
+        /** The state of the one limit as {@code limit} takes it ({@link #state(List)}). */
+        LimitState single(Limit limit) {
+            LimitState old = single();
+            return !limit.isConcurrency() && wasConcurrency(limit.name()) ? slotsAsFull(old) : old;
+        }
+
+        /** A state above every capacity, which a refill brings down to the capacity in force: full. */
+        private static LimitState slotsAsFull(LimitState slots) {
+            return new LimitState(Long.MAX_VALUE, slots.consumedMilli());
+        }
+
+        private boolean wasConcurrency(String name) {
+            for (Limit written : limits) {
+                if (written.isConcurrency() && written.name().equals(name)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /** Whether the bucket holds the state of one limit (or nothing yet). */
         boolean holdsOne() {
             return states == null || states == INLINE || states instanceof LimitState;
@@ -198,7 +243,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 return false;
             }
             long endsAfter = BucketLife.endsAfter(limits, lastRefillMillis);
-            return endsAfter <= now && BucketLife.ended(endsAfter, state().refilled(kept, now), kept, now);
+            return endsAfter <= now && BucketLife.ended(endsAfter, state(kept).refilled(kept, now), kept, now);
         }
 
         /** Hands any usage counts this bucket holds to {@code pending}, before it goes. */
@@ -504,7 +549,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 }
                 List<Limit> limits = debit.limits();
                 cell.endIfOver(debit.kept(), now);
-                BucketState stored = cell.state();
+                BucketState stored = cell.state(limits);
                 BucketState state = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 boolean admitted = debit.countOnly() || state.admits(limits, debit.amountsMilli());
                 if (admitted) {
@@ -595,6 +640,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     private static <C> boolean takeSingle(Cell cell, Take take, long now, Outcome<C> outcome, C call) {
         Limit limit = take.limits().get(0);
         return cell.states == Cell.INLINE && !limit.isConcurrency() && sameName(cell.limits, limit)
+                && !cell.limits.get(0).isConcurrency()
                 ? takeInline(cell, limit, take, now, outcome, call)
                 : takeOneState(cell, limit, take, now, outcome, call);
     }
@@ -606,10 +652,10 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         boolean countOnly = take.countOnly();
         Object held = cell.states;
         long last = held == null ? now : cell.lastRefillMillis;
-        LimitState old = held != null && sameName(cell.limits, limit) ? cell.single() : null;
+        LimitState old = held != null && sameName(cell.limits, limit) ? cell.single(limit) : null;
         LimitState refilled = BucketState.refilledLimit(limit, old, last, now);
         if (!countOnly && BucketState.refuses(limit, amountMilli, refilled.balanceMilli(), false)) {
-            outcome.refused(call, cell.state());
+            outcome.refused(call, cell.state(take.limits()));
             return false;
         }
         long at = Math.max(last, now);
@@ -667,7 +713,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         boolean countOnly = take.countOnly();
         Limit limit = limits.get(0);
         Map<String, Long> amounts = Map.of(limit.name(), take.amountMilli());
-        BucketState stored = cell.state();
+        BucketState stored = cell.state(limits);
         BucketState state = stored.refilled(limits, now);
         if (!countOnly && !state.admits(limits, amounts)) {
             outcome.refused(call, stored);
@@ -715,7 +761,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 }
                 List<Limit> limits = debit.limits();
                 cell.endIfOver(debit.kept(), now);
-                BucketState stored = cell.state();
+                BucketState stored = cell.state(limits);
                 BucketState refilled = stored == null ? BucketState.fresh(limits, now) : stored.refilled(limits, now);
                 store(cell, refilled.adjusted(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId()),
                         limits);
@@ -784,7 +830,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             }
             synchronized (cell) {
                 if (!cell.retired) {
-                    return cell.states == null || cell.ended(kept, now) ? null : cell.state();
+                    return cell.states == null || cell.ended(kept, now) ? null : cell.state(kept);
                 }
             }
         }
@@ -795,9 +841,15 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         return buckets.size();
     }
 
+    /** Whether the store holds the bucket {@code key} now (it was written and not evicted or deleted), for tests. */
+    public boolean holds(BucketKey key) {
+        return buckets.containsKey(key);
+    }
+
     /**
-     * Removes every bucket whose life ended by {@code now} ({@link BucketLife}: full at or after its horizon): such a
-     * bucket reads as a new one, consumption counters included, so removing it changes no answer.
+     * Removes every bucket whose life ended by {@code now} ({@link BucketLife}: full at or after its horizon, under
+     * the limits it was written under and under those its configuration gives it now): such a bucket reads as a new
+     * one, consumption counters included, so removing it changes no answer; one that owes is kept.
      *
      * @return how many buckets were removed
      */
@@ -833,7 +885,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 if (cell.retired || onlyIdle && cell.states != null && cell.lastRefillMillis >= writtenBefore) {
                     continue;
                 }
-                if (cell.states == null || cell.ended(cell.limits, now)) {
+                if (cell.states == null || cell.ended(cell.limits, now) && endedInForce(entry.getKey(), cell, now)) {
                     cell.retire(pendingUsage, entry.getKey());
                     buckets.remove(entry.getKey(), cell);
                     evicted++;
@@ -841,6 +893,16 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
             }
         }
         return evicted;
+    }
+
+    /**
+     * Whether {@code cell}, ended under the limits it was written under, has also ended under those its stored
+     * configuration gives it now: after a change since its last write it may still owe, or refill, under them
+     * (the limits a call brings itself, the store cannot know).
+     */
+    private boolean endedInForce(BucketKey key, Cell cell, long now) {
+        List<Limit> inForce = ConfigResolver.resolve(loadConfig(key.entityId(), key.resource()), null).limits();
+        return inForce.isEmpty() || cell.ended(inForce, now);
     }
 
     private void afterWrite(long now) {
@@ -875,7 +937,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         for (int i = 0; i < cells.length; i++) {
             List<Limit> limits = debits.get(i).limits();
             cells[i].endIfOver(debits.get(i).kept(), now);
-            BucketState state = cells[i].state();
+            BucketState state = cells[i].state(limits);
             states[i] = state == null ? BucketState.fresh(limits, now) : state.refilled(limits, now);
         }
         return states;

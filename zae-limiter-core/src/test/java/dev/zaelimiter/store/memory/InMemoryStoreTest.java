@@ -95,6 +95,23 @@ class InMemoryStoreTest {
     }
 
     @Test
+    void aBucketIsEvictedOnlyWhenFullUnderTheLimitsInForceNow() {
+        // full again under the limits it was written under, but the limits in force since owe or still refill
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        Lease owing = limiter.acquire("user-1", "api", Map.of("rpm", 60L));
+        owing.adjust("rpm", 6_000);
+        owing.close();
+        limiter.acquire("user-2", "api", Map.of("rpm", 60L)).close();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perHour("rpm", 60)));
+        limiter.admin().setLimits("user-2", "api", List.of(Limit.perHour("rpm", 60).withBurst(600)));
+        clock.advance(Duration.ofHours(5));
+
+        assertThat(store.evictIdle(clock.millis())).as("user-1 owes, user-2 refills to 600").isZero();
+        assertThat(limiter.available("user-1", "api")).containsEntry("rpm", -5_700L);
+        assertThat(limiter.available("user-2", "api")).containsEntry("rpm", 300L);
+    }
+
+    @Test
     void anEvictedBucketComesBackFull() {
         limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 2)));
         limiter.acquire("user-1", "api", Map.of("rpm", 2L));

@@ -199,7 +199,29 @@ final class BucketItems {
      * at what others can take; its instant is the later of {@code now} and the item's last write.
      */
     static BucketState decoded(Map<String, AttributeValue> item, List<Limit> limits, long now) {
-        return Holds.capped(ItemCodec.bucket(item).refilled(limits, now), item, limits, now);
+        return Holds.capped(slotsAsFull(ItemCodec.bucket(item), item, limits).refilled(limits, now), item, limits,
+                now);
+    }
+
+    /**
+     * {@code stored} as {@code limits} take it: a limit of another kind whose item holds a concurrency limit's slots
+     * (only a concurrency limit writes them, and the first write under other limits rewrites the item whole) is full
+     * (at the capacity in force once refilled), its consumption kept, as in the in-memory store (a concurrency
+     * limit's free slots are no balance).
+     */
+    private static BucketState slotsAsFull(BucketState stored, Map<String, AttributeValue> item, List<Limit> limits) {
+        Map<String, LimitState> states = null;
+        for (Limit limit : limits) {
+            String name = limit.name();
+            LimitState old = stored.limits().get(name);
+            if (old != null && !limit.isConcurrency() && item.containsKey(ItemCodec.HOLDERS + name)) {
+                if (states == null) {
+                    states = new HashMap<>(stored.limits());
+                }
+                states.put(name, new LimitState(Long.MAX_VALUE, old.consumedMilli()));
+            }
+        }
+        return states == null ? stored : new BucketState(stored.lastRefillMillis(), states);
     }
 
     static boolean expired(Map<String, AttributeValue> item, long now) {
@@ -251,7 +273,16 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker) {
-        return update(debit, now, stamp, guess, correction, marker, null, null);
+        return update(debit, now, stamp, guess, correction, marker, null, null, false);
+    }
+
+    /**
+     * As {@link #update(BucketDebit, long, String, BucketState, boolean, String)} for a correction; a {@code refund}
+     * (what a refused call took, given back) also takes back the slots it counted as consumed.
+     */
+    UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess, String marker,
+            boolean refund) {
+        return update(debit, now, stamp, guess, true, marker, null, null, refund);
     }
 
     /**
@@ -261,6 +292,11 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker, Exchange exchange, Boolean full) {
+        return update(debit, now, stamp, guess, correction, marker, exchange, full, false);
+    }
+
+    private UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
+            boolean correction, String marker, Exchange exchange, Boolean full, boolean refund) {
         if (debit.overridden() && !correction) {
             return null;
         }
@@ -295,7 +331,7 @@ final class BucketItems {
                 continue;
             }
             if (limit.isConcurrency()) {
-                slotUpdate(e, debit, limit, amount, now, correction, set, add, remove, onItem);
+                slotUpdate(e, debit, limit, amount, now, correction, refund, set, add, remove, onItem);
                 continue;
             }
             long counted = x == null ? amount : amount + x.used();
@@ -620,7 +656,8 @@ final class BucketItems {
      * having room (entries that expired count until a whole write drops them); giving one back removes it.
      */
     private static void slotUpdate(Expression e, BucketDebit debit, Limit limit, long amount, long now,
-            boolean correction, StringJoiner set, StringJoiner add, StringJoiner remove, StringJoiner condition) {
+            boolean correction, boolean refund, StringJoiner set, StringJoiner add, StringJoiner remove,
+            StringJoiner condition) {
         String holders = e.name(ItemCodec.HOLDERS + limit.name());
         if (debit.countOnly()) {
             add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(Math.max(amount, 0))));
@@ -630,6 +667,9 @@ final class BucketItems {
         String slot = holders + "." + e.name(debit.leaseId());
         if (correction || amount < 0) {
             remove.add(slot);
+            if (refund && amount < 0) {
+                add.add(e.name(ItemCodec.CONSUMED + limit.name()) + " " + e.value(ItemCodec.number(amount)));
+            }
             return;
         }
         set.add(slot + " = " + e.value(ItemCodec.number(now + limit.leaseTimeout().orElseThrow().toMillis())));

@@ -8,6 +8,7 @@ import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
+import dev.zaelimiter.store.LimitState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -18,6 +19,7 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -367,10 +369,22 @@ final class BucketWrites {
      * rewrite drops markers older than a minute.
      */
     void applyOnce(BucketDebit debit, long now) {
+        applyOnce(debit, now, false);
+    }
+
+    /**
+     * As {@link #applyOnce(BucketDebit, long)} for a refund, what a refused call took given back: it also takes
+     * back the slots that the call counted as consumed, as if the call had never taken them.
+     */
+    void refundOnce(BucketDebit debit, long now) {
+        applyOnce(debit, now, true);
+    }
+
+    private void applyOnce(BucketDebit debit, long now, boolean refund) {
         String marker = Long.toHexString(ThreadLocalRandom.current().nextLong());
         for (int attempt = 1; ; attempt++) {
             try {
-                apply(debit, now, marker);
+                apply(debit, now, marker, refund);
                 items.landed(debit.key(), marker);
                 return;
             } catch (SdkException | StoreUnavailableException e) {
@@ -417,19 +431,22 @@ final class BucketWrites {
      * from the item like an admission, and a bucket whose stored form cannot take an update is written whole.
      */
     void apply(BucketDebit debit, long now) {
-        apply(debit, now, null);
+        apply(debit, now, null, false);
     }
 
-    /** As {@link #apply(BucketDebit, long)}; with a {@code marker}, nothing is done if the item already has it. */
-    private void apply(BucketDebit given, long now, String marker) {
+    /**
+     * As {@link #apply(BucketDebit, long)}; with a {@code marker}, nothing is done if the item already has it; a
+     * {@code refund} ({@link #refundOnce}) also takes back the consumption of the slots it gives back.
+     */
+    private void apply(BucketDebit given, long now, String marker, boolean refund) {
         BucketDebit debit = given.shared();
         String stamp = items.stamp(debit.limits());
         BucketState guess = known.estimate(debit, stamp, now);
         long guessedAt = guess == null ? now : guess.lastRefillMillis();
         Map<String, AttributeValue> item;
         try {
-            corrected(debit, stamp, guessedAt, client.updateItem(items.update(debit, guessedAt, stamp, guess, true,
-                    marker)));
+            corrected(debit, stamp, guessedAt, client.updateItem(items.update(debit, guessedAt, stamp, guess, marker,
+                    refund)));
             return;
         } catch (ConditionalCheckFailedException e) {
             item = BucketItems.returned(e);
@@ -450,8 +467,9 @@ final class BucketWrites {
             BucketState state = BucketItems.current(item, debit, now);
             long at = state.lastRefillMillis();
             if (BucketItems.needsRewrite(item, debit, stamp, at, true)) {
-                BucketState next = state.adjusted(debit.limits(), debit.amountsMilli(), debit.countOnly(),
+                BucketState adjusted = state.adjusted(debit.limits(), debit.amountsMilli(), debit.countOnly(),
                         debit.leaseId());
+                BucketState next = refund ? slotsRefunded(adjusted, debit) : adjusted;
                 try {
                     putBucket(debit, next, stamp, at, item, marker);
                     known.learn(debit.key(), stamp, next, at, 0);
@@ -462,13 +480,27 @@ final class BucketWrites {
                 }
             }
             try {
-                corrected(debit, stamp, at, client.updateItem(items.update(debit, at, stamp, state, true, marker)));
+                corrected(debit, stamp, at, client.updateItem(items.update(debit, at, stamp, state, marker, refund)));
                 return;
             } catch (ConditionalCheckFailedException lost) {
                 item = BucketItems.returned(lost);
             }
         }
         throw contended("adjusting bucket " + debit.key(), started);
+    }
+
+    /** {@code state} with the consumption of the slots that {@code refund} gives back taken back. */
+    private static BucketState slotsRefunded(BucketState state, BucketDebit refund) {
+        Map<String, LimitState> limits = new HashMap<>(state.limits());
+        for (Limit limit : refund.limits()) {
+            long amount = refund.amountsMilli().getOrDefault(limit.name(), 0L);
+            LimitState s = limits.get(limit.name());
+            if (limit.isConcurrency() && amount < 0 && s != null) {
+                limits.put(limit.name(), new LimitState(s.balanceMilli(), s.consumedMilli() + amount,
+                        s.windowStartMillis(), s.holders()));
+            }
+        }
+        return new BucketState(state.lastRefillMillis(), limits);
     }
 
     private void corrected(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {

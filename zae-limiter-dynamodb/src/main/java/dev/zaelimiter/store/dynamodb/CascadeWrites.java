@@ -127,7 +127,7 @@ final class CascadeWrites {
      */
     private void refund(BucketDebit debit, long now) {
         try {
-            buckets.applyOnce(debit.withAmounts(negated(debit.amountsMilli())), now);
+            buckets.refundOnce(debit.withAmounts(negated(debit.amountsMilli())), now);
         } catch (RuntimeException e) {
             log.error("could not give back {} to bucket {} after a refused cascade: {}", debit.amountsMilli(),
                     debit.key(), e.toString());
