@@ -10,10 +10,15 @@ import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketLife;
 import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.BucketState;
+import dev.zaelimiter.store.LimitState;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
@@ -44,14 +49,35 @@ final class Buckets {
     static final long LOCAL_REFUSAL_MILLIS = 1_000;
 
     /**
-     * A bucket as this process last saw it: the token of its last write ("" for none), its horizon and state, and
-     * the instant of the decision that learned it.
+     * A bucket as this process last saw it: the token of its last write ("" for none), its horizon and state, the
+     * names of its limits that were concurrency limits when it was written, and the instant of the decision that
+     * learned it.
      */
-    private record Seen(String token, long endsAfter, BucketState state, long learnedAt) {
-        static final Seen ABSENT = new Seen("", 0, null, Long.MIN_VALUE);
+    private record Seen(String token, long endsAfter, BucketState state, Set<String> slotLimits, long learnedAt) {
+        static final Seen ABSENT = new Seen("", 0, null, Set.of(), Long.MIN_VALUE);
 
         Seen learned(long at) {
-            return new Seen(token, endsAfter, state, at);
+            return new Seen(token, endsAfter, state, slotLimits, at);
+        }
+
+        /**
+         * The state as {@code limits} take it: a concurrency limit's free slots are no balance, so a limit that was
+         * one when the bucket was written and is of another kind in {@code limits} is full (at the capacity in force
+         * once refilled), its consumption kept, as in the other stores.
+         */
+        BucketState takenAs(List<Limit> limits) {
+            if (slotLimits.isEmpty()) {
+                return state;
+            }
+            Map<String, LimitState> states = null;
+            for (Limit limit : limits) {
+                LimitState old = state.limits().get(limit.name());
+                if (old != null && !limit.isConcurrency() && slotLimits.contains(limit.name())) {
+                    states = states == null ? new HashMap<>(state.limits()) : states;
+                    states.put(limit.name(), new LimitState(Long.MAX_VALUE, old.consumedMilli()));
+                }
+            }
+            return states == null ? state : new BucketState(state.lastRefillMillis(), states);
         }
 
         /**
@@ -209,12 +235,11 @@ final class Buckets {
 
     /** The bucket as {@code known} holds it (a bucket whose life ended reads as new), refilled to {@code now}. */
     private static BucketState refilled(BucketDebit debit, Seen known, long now) {
-        BucketState stored = known.state();
-        if (stored != null && known.endsAfter() <= now
-                && BucketLife.ended(known.endsAfter(), stored.refilled(debit.kept(), now), debit.kept(), now)) {
-            stored = null;
+        if (known.state() == null || known.endsAfter() <= now && BucketLife.ended(known.endsAfter(),
+                known.takenAs(debit.kept()).refilled(debit.kept(), now), debit.kept(), now)) {
+            return BucketState.fresh(debit.limits(), now);
         }
-        return stored == null ? BucketState.fresh(debit.limits(), now) : stored.refilled(debit.limits(), now);
+        return known.takenAs(debit.limits()).refilled(debit.limits(), now);
     }
 
     /**
@@ -239,7 +264,7 @@ final class Buckets {
             tokens[i] = Long.toHexString(ThreadLocalRandom.current().nextLong() | 1L);
             long endsAfter = BucketLife.endsAfter(d.kept(), write.lastRefillMillis());
             args.add(tokens[i]);
-            args.add(Codec.state(write));
+            args.add(Codec.state(write, slotLimits(d.kept())));
             args.add(Long.toString(endsAfter));
             args.add(Long.toString(timeToLive(write, d.kept(), endsAfter, now)));
         }
@@ -248,8 +273,9 @@ final class Buckets {
         configVersion.accept(Long.parseLong(String.valueOf(reply.get(1))));
         if (((Long) reply.get(0)) == 1L) {
             for (int i = 0; i < debits.size(); i++) {
+                List<Limit> kept = debits.get(i).kept();
                 remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new Seen(tokens[i],
-                        BucketLife.endsAfter(debits.get(i).kept(), writes[i].lastRefillMillis()), writes[i], now));
+                        BucketLife.endsAfter(kept, writes[i].lastRefillMillis()), writes[i], slotLimits(kept), now));
             }
             return null;
         }
@@ -265,11 +291,24 @@ final class Buckets {
 
     private Seen read(BucketKey key, String token, String state, String endsAfter) {
         try {
-            return new Seen(token, Long.parseLong(endsAfter), Codec.state(state), Long.MIN_VALUE);
+            Codec.StoredBucket stored = Codec.state(state);
+            return new Seen(token, Long.parseLong(endsAfter), stored.state(), stored.slotLimits(), Long.MIN_VALUE);
         } catch (RuntimeException e) {
             throw new dev.zaelimiter.CorruptStateException("the Redis bucket " + keys.bucket(key) + " cannot be"
                     + " read (" + e + "); reset the bucket (RateLimiterAdmin.resetBucket) to repair it", e);
         }
+    }
+
+    /** The names of the concurrency limits among {@code limits}. */
+    private static Set<String> slotLimits(List<Limit> limits) {
+        Set<String> names = Set.of();
+        for (Limit limit : limits) {
+            if (limit.isConcurrency()) {
+                names = names.isEmpty() ? new HashSet<>() : names;
+                names.add(limit.name());
+            }
+        }
+        return names;
     }
 
     private void remember(BucketKey key, Seen state) {

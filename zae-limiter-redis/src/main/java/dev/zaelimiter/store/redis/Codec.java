@@ -14,15 +14,17 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The text forms of what the store keeps in Redis: limits (one per line, {@code key=value} fields separated by
  * tabs), configuration levels and entity records (hash fields), and bucket states (the instant of the last write,
- * then one line per limit: name, balance, consumption, session start, slot holders). None of the characters used as
- * separators can occur in a limit name, cron, zone id or lease id.
+ * then one line per limit: name, balance, consumption, session start, slot holders, and {@code c} for a concurrency
+ * limit). None of the characters used as separators can occur in a limit name, cron, zone id or lease id.
  */
 final class Codec {
 
@@ -175,7 +177,12 @@ final class Codec {
 
     // ---- buckets
 
-    static String state(BucketState state) {
+    /** A bucket as stored: its state, and the names of the limits that were concurrency limits when written. */
+    record StoredBucket(BucketState state, Set<String> slotLimits) {
+    }
+
+    /** The text of {@code state}, written under limits of which those named in {@code slotLimits} hold slots. */
+    static String state(BucketState state, Set<String> slotLimits) {
         StringBuilder out = new StringBuilder().append(state.lastRefillMillis());
         for (Map.Entry<String, LimitState> e : state.limits().entrySet()) {
             LimitState s = e.getValue();
@@ -186,16 +193,24 @@ final class Codec {
                 out.append(first ? "" : ",").append(h.getKey()).append('=').append(h.getValue());
                 first = false;
             }
+            if (slotLimits.contains(e.getKey())) {
+                out.append("\tc");
+            }
         }
         return out.toString();
     }
 
-    static BucketState state(String text) {
+    static StoredBucket state(String text) {
         String[] lines = text.split("\n");
         long at = Long.parseLong(lines[0]);
         Map<String, LimitState> limits = new HashMap<>();
+        Set<String> slotLimits = Set.of();
         for (int i = 1; i < lines.length; i++) {
             String[] f = lines[i].split("\t", -1);
+            if (f.length > 5) {
+                slotLimits = slotLimits.isEmpty() ? new HashSet<>() : slotLimits;
+                slotLimits.add(f[0]);
+            }
             Map<String, Long> holders = new HashMap<>();
             if (!f[4].isEmpty()) {
                 for (String h : f[4].split(",")) {
@@ -206,6 +221,6 @@ final class Codec {
             limits.put(f[0], new LimitState(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
                     holders));
         }
-        return new BucketState(at, limits);
+        return new StoredBucket(new BucketState(at, limits), slotLimits);
     }
 }
