@@ -30,7 +30,8 @@ import java.util.function.LongConsumer;
  * changed since (all or nothing). When one did, the answer carries every bucket as it is, and the decision is made
  * again from that: no bucket is read before a decision. Threads of this process take turns per bucket, so that only
  * other processes' writes make a decision go round again. A call refused on buckets this process learned less than
- * {@link #LOCAL_REFUSAL_MILLIS} ago is refused without a round trip.
+ * {@link #LOCAL_REFUSAL_MILLIS} ago is refused without a round trip, unless it takes concurrency slots or touches a
+ * scheduled limit.
  */
 final class Buckets {
 
@@ -205,7 +206,7 @@ final class Buckets {
                     refilled[i] = refilled(debits.get(i), known[i], now);
                 }
                 Outcome<T> outcome = decision.decide(refilled);
-                if (refusedOnRecentStates(outcome, known, now)) {
+                if (refusedOnRecentStates(outcome, known, now) && refusableLocally(debits)) {
                     return outcome.result();
                 }
                 Seen[] current = send(debits, known, outcome.writes(), now);
@@ -228,6 +229,25 @@ final class Buckets {
         for (int i = 0; i < known.length; i++) {
             if (outcome.writes()[i] != null || !known[i].recent(now)) {
                 return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether a refusal of {@code debits} may be made on what this process knows, as on DynamoDB: not when one takes
+     * concurrency slots (a slot another process gave back must be usable at once) or touches a scheduled limit (its
+     * refill depends on when the bucket was last written, which another process may have done).
+     */
+    private static boolean refusableLocally(List<BucketDebit> debits) {
+        for (BucketDebit debit : debits) {
+            if (debit.takesSlots()) {
+                return false;
+            }
+            for (Limit limit : debit.limits()) {
+                if (!limit.schedule().isEmpty() && debit.amountsMilli().getOrDefault(limit.name(), 0L) != 0) {
+                    return false;
+                }
             }
         }
         return true;

@@ -1,6 +1,7 @@
 package dev.zaelimiter.store.redis;
 
 import dev.zaelimiter.Entity;
+import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
@@ -71,6 +72,22 @@ class RedisRoundTripsTest {
                 .isInstanceOf(RateLimitExceededException.class);
         assertThat(store.commands() - before).isEqualTo(1);
         assertThat(redis().hgetall(key)).isEqualTo(written);
+    }
+
+    @Test
+    void aSlotAnotherProcessGaveBackIsUsableAtOnce() {
+        limiter.admin().setResourceDefaults("jobs", List.of(Limit.concurrency("inflight", 1, Duration.ofMinutes(1))));
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            RateLimiter second = limiter(other);
+            Lease held = limiter.acquire("user-1", "jobs", Map.of());
+            assertThatThrownBy(() -> second.acquire("user-1", "jobs", Map.of()))
+                    .isInstanceOf(RateLimitExceededException.class);
+            held.close();
+            long before = other.commands();
+            Lease taken = second.acquire("user-1", "jobs", Map.of());
+            assertThat(other.commands() - before).as("finds the release, then takes the slot").isEqualTo(2);
+            taken.close();
+        }
     }
 
     @Test
