@@ -36,11 +36,6 @@ import java.util.function.LongConsumer;
 final class Buckets {
 
     private static final RedisCalls.Script SCRIPT = RedisCalls.Script.load("bucket");
-    /** A token no write has: asks the script for the buckets as they are. */
-    private static final String READ = "-";
-    private static final long HOUR = 3_600_000L;
-    /** The longest time to live set: beyond it a bucket keeps none (Redis refuses expiry times past its range). */
-    private static final long MAX_TTL = 20L * 366 * 24 * HOUR;
     private static final int MAX_KNOWN = 100_000;
     private static final int STRIPES = 256;
     /**
@@ -83,7 +78,7 @@ final class Buckets {
 
         /**
          * Whether a refusal made on this state may stand without asking Redis: learned (written, confirmed, or found
-         * absent) less than a second ago.
+         * absent) less than a second ago, and not found with a key that goes too soon for the limits in force.
          */
         boolean recent(long now) {
             return learnedAt != Long.MIN_VALUE && now >= learnedAt && now - learnedAt < LOCAL_REFUSAL_MILLIS;
@@ -165,10 +160,16 @@ final class Buckets {
     List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
         int[] held = lock(debits);                  // what it learns must not overwrite a later decision's
         try {
-            Seen[] current = send(debits, null, null, now);
+            Seen[] known = known(debits);
+            Seen[] current = send(debits, known, null, now);
+            if (current != null && askAgain(current, now)) {
+                Seen[] again = send(debits, current, null, now);     // to extend a key that goes too soon
+                current = again == null ? current : again;
+            }
+            Seen[] used = current == null ? known : current;
             List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
             for (int i = 0; i < debits.size(); i++) {
-                snapshots.add(new BucketSnapshot(debits.get(i).key(), refilled(debits.get(i), current[i], now)));
+                snapshots.add(new BucketSnapshot(debits.get(i).key(), refilled(debits.get(i), used[i], now)));
             }
             return snapshots;
         } finally {
@@ -196,10 +197,7 @@ final class Buckets {
         int[] held = lock(debits);
         try {
             long deadline = System.nanoTime() + retryNanos;
-            Seen[] known = new Seen[debits.size()];
-            for (int i = 0; i < known.length; i++) {
-                known[i] = seen.getOrDefault(debits.get(i).key(), Seen.ABSENT);
-            }
+            Seen[] known = known(debits);
             while (true) {
                 BucketState[] refilled = new BucketState[known.length];
                 for (int i = 0; i < known.length; i++) {
@@ -222,6 +220,24 @@ final class Buckets {
         } finally {
             unlock(held);
         }
+    }
+
+    private Seen[] known(List<BucketDebit> debits) {
+        Seen[] known = new Seen[debits.size()];
+        for (int i = 0; i < known.length; i++) {
+            known[i] = seen.getOrDefault(debits.get(i).key(), Seen.ABSENT);
+        }
+        return known;
+    }
+
+    /** Whether one of {@code current} must be asked again (its key goes too soon) though just learned. */
+    private static boolean askAgain(Seen[] current, long now) {
+        for (Seen s : current) {
+            if (!s.recent(now)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether {@code outcome} writes nothing (a refusal) and every bucket it was decided on was learned lately. */
@@ -263,9 +279,10 @@ final class Buckets {
     }
 
     /**
-     * Sends one decision: {@code writes} (null entries write nothing) conditioned on {@code known}; with
-     * {@code known == null}, only asks for the buckets. Returns {@code null} when the decision was written, else the
-     * buckets as the server holds them (also remembered).
+     * Sends one decision: {@code writes} (null, or null entries: nothing written) conditioned on {@code known}; a
+     * bucket not written has its key's expiry extended where it goes too soon for the limits in force. Returns
+     * {@code null} when every token matched (and the writes were made), else the buckets as the server holds them
+     * (also remembered), of which those whose key goes too soon are marked to be asked again.
      */
     private Seen[] send(List<BucketDebit> debits, Seen[] known, BucketState[] writes, long now) {
         List<String> k = new ArrayList<>(debits.size() + 1);
@@ -275,10 +292,11 @@ final class Buckets {
         for (int i = 0; i < debits.size(); i++) {
             BucketDebit d = debits.get(i);
             k.add(keys.bucket(d.key()));
-            args.add(known == null ? READ : known[i].token());
+            args.add(known[i].token());
             BucketState write = writes == null ? null : writes[i];
             if (write == null) {
-                args.addAll(List.of("", "", "", ""));
+                long needed = neededTtl(d, known[i], now);
+                args.addAll(List.of("", "", "", needed < 0 ? "" : Long.toString(needed)));
                 continue;
             }
             tokens[i] = Long.toHexString(ThreadLocalRandom.current().nextLong() | 1L);
@@ -286,7 +304,7 @@ final class Buckets {
             args.add(tokens[i]);
             args.add(Codec.state(write, slotLimits(d.kept())));
             args.add(Long.toString(endsAfter));
-            args.add(Long.toString(timeToLive(write, d.kept(), endsAfter, now)));
+            args.add(Long.toString(Expiry.timeToLive(write, d.kept(), endsAfter, now)));
         }
         k.add(keys.configVersion());
         List<Object> reply = redis.run(SCRIPT, k, args);
@@ -301,12 +319,28 @@ final class Buckets {
         }
         Seen[] current = new Seen[debits.size()];
         for (int i = 0; i < current.length; i++) {
-            String token = (String) reply.get(2 + 3 * i);
+            String token = (String) reply.get(2 + 4 * i);
             current[i] = token.isEmpty() ? Seen.ABSENT : read(debits.get(i).key(), token,
-                    (String) reply.get(3 + 3 * i), (String) reply.get(4 + 3 * i)).learned(now);
+                    (String) reply.get(3 + 4 * i), (String) reply.get(4 + 4 * i));
+            long pttl = (Long) reply.get(5 + 4 * i);
+            if (!token.isEmpty() && !Expiry.tooSoon(pttl, neededTtl(debits.get(i), current[i], now))) {
+                current[i] = current[i].learned(now);
+            }
             remember(debits.get(i).key(), current[i]);
         }
         return current;
+    }
+
+    /**
+     * The time to live the key of {@code known} needs under the limits in force at {@code now} (0: none), or -1
+     * when it is absent or full (then the horizon written with it rules, which its last write covered).
+     */
+    private static long neededTtl(BucketDebit debit, Seen known, long now) {
+        if (known.state() == null) {
+            return -1;
+        }
+        BucketState state = refilled(debit.shared(), known, now);
+        return state.isFull(debit.kept()) ? -1 : Expiry.timeToLive(state, debit.kept(), known.endsAfter(), now);
     }
 
     private Seen read(BucketKey key, String token, String state, String endsAfter) {
@@ -336,30 +370,6 @@ final class Buckets {
             seen.clear();
         }
         seen.put(key, state);
-    }
-
-    /**
-     * How long Redis keeps a bucket written at {@code now}: past its horizon and past the instant it is full again,
-     * plus an hour for clocks that differ, so that the key goes only once reading it would give a new bucket. A
-     * bucket owing on a scheduled limit (whose refill instant the schedule moves) or on a limit that never refills
-     * gets none (0), as does one full again only more than 20 years on: the next write that leaves it payable
-     * sooner sets one.
-     */
-    static long timeToLive(BucketState state, List<Limit> kept, long endsAfter, long now) {
-        long until = endsAfter;
-        for (Limit limit : kept) {
-            long capacity = Limits.parametersAt(limit, state.lastRefillMillis()).capacityMilli();
-            if (state.balanceMilli(limit.name()) >= capacity && state.limits().containsKey(limit.name())) {
-                continue;
-            }
-            long wait = limit.schedule().isEmpty() ? state.retryAfterMillis(limit, capacity) : BucketMath.NEVER;
-            if (wait == BucketMath.NEVER) {
-                return 0;
-            }
-            until = Math.max(until, BucketMath.saturatedAdd(state.lastRefillMillis(), wait));
-        }
-        long ttl = BucketMath.saturatedAdd(until - Math.min(now, until), HOUR);
-        return ttl > MAX_TTL ? 0 : ttl;
     }
 
     private String keysOf(List<BucketDebit> debits) {

@@ -7,11 +7,13 @@
 -- ARGV[1]     n
 -- per bucket i, five values from ARGV[2 + 5(i-1)]:
 --   expected token ('' = no bucket), new token ('' = check only, write nothing), state, horizon,
---   time to live in ms (0 = none: the bucket owes something that no known instant pays back)
+--   time to live in ms: for a write, the key's (0 = none: the bucket owes something that no known instant pays
+--   back); for a check, the one the limits in force ask for ('' = any): a key that would go more than half an
+--   hour sooner (the caller keeps an hour for clocks) gets it, 0 making it keep none
 --
 -- Returns {1, config version} when every token matched (and every write was made), otherwise writes nothing and
--- returns {0, config version, then token, state, horizon of each bucket}, so that the caller decides again from the
--- states as they are without reading them first.
+-- returns {0, config version, then token, state, horizon and PTTL of each bucket}, so that the caller decides again
+-- from the states as they are without reading them first.
 local n = tonumber(ARGV[1])
 local matched = true
 for i = 1, n do
@@ -28,6 +30,7 @@ if not matched then
     out[#out + 1] = h[1] or ''
     out[#out + 1] = h[2] or ''
     out[#out + 1] = h[3] or ''
+    out[#out + 1] = redis.call('PTTL', KEYS[i])
   end
   return out
 end
@@ -40,6 +43,14 @@ for i = 1, n do
       redis.call('PEXPIRE', KEYS[i], ttl)
     else
       redis.call('PERSIST', KEYS[i])
+    end
+  elseif ARGV[at + 4] ~= '' then
+    local ttl = tonumber(ARGV[at + 4])
+    local left = redis.call('PTTL', KEYS[i])
+    if left >= 0 and ttl == 0 then
+      redis.call('PERSIST', KEYS[i])
+    elseif left >= 0 and left < ttl - 1800000 then
+      redis.call('PEXPIRE', KEYS[i], ttl)
     end
   end
 end

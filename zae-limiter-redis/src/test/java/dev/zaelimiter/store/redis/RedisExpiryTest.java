@@ -1,6 +1,7 @@
 package dev.zaelimiter.store.redis;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.store.BucketLife;
 import dev.zaelimiter.testing.MutableClock;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Every bucket key expires, never before it would read as a new bucket; a debt keeps it as long as it owes. */
 class RedisExpiryTest {
@@ -61,11 +63,55 @@ class RedisExpiryTest {
     }
 
     @Test
-    void aDebtThatNoKnownInstantPaysBackKeepsTheBucket() {
+    void aDebtOnAScheduledLimitKeepsTheKeyUntilPaidBackAtTheSlowestRate() {
         limiter.admin().setResourceDefaults("api", List.of(Limit.perHour("tokens", 10).soft()
                 .withSchedule(List.of(dev.zaelimiter.ScheduleEntry.scaled("* 9-17 * * *", 2.0)))));
         limiter.acquire("user-1", "api", Map.of("tokens", 1000L)).close();
-        assertThat(ttl("user-1", "api")).as("no expiry (-1)").isEqualTo(-1);
+        long toLargestCapacityAtTenAnHour = Duration.ofHours(101).toMillis();     // from -990 to 20
+        assertThat(ttl("user-1", "api")).isGreaterThan(toLargestCapacityAtTenAnHour)
+                .isLessThan(toLargestCapacityAtTenAnHour + 3 * HOUR);
+    }
+
+    @Test
+    void aScheduledLimitNotFullExpires() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 100)
+                .withSchedule(List.of(dev.zaelimiter.ScheduleEntry.scaled("* 9-17 * * *", 0.5)))));
+        limiter.acquire("user-1", "api", Map.of("rpm", 10L)).close();
+        assertThat(ttl("user-1", "api")).isPositive().isLessThan(3 * HOUR);
+    }
+
+    @Test
+    void aReadUnderASlowerRefillSetSinceKeepsTheDebtPastItsPayback() {
+        owe1000AtTenASecondThenTenAnHour(Limit.perHour("tokens", 10).soft());
+        assertThat(limiter.available("user-1", "api")).containsEntry("tokens", -1000L);
+        assertThat(ttl("user-1", "api")).isGreaterThan(Duration.ofHours(100).toMillis());
+    }
+
+    @Test
+    void aRefusalUnderASlowerRefillSetSinceKeepsTheDebtPastItsPayback() {
+        owe1000AtTenASecondThenTenAnHour(Limit.perHour("tokens", 10));
+        clock.advance(Duration.ofSeconds(2));                       // past what a local refusal may use
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", Map.of("tokens", 1L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(ttl("user-1", "api")).isGreaterThan(Duration.ofHours(100).toMillis());
+    }
+
+    @Test
+    void anotherProcessThatReadsUnderASlowerRefillKeepsTheDebtPastItsPayback() {
+        owe1000AtTenASecondThenTenAnHour(Limit.perHour("tokens", 10).soft());
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            RateLimiter second = RateLimiter.builder().store(other).clock(clock).usageFlushInterval(Duration.ZERO)
+                    .build();
+            assertThat(second.available("user-1", "api")).containsEntry("tokens", -1000L);
+        }
+        assertThat(ttl("user-1", "api")).isGreaterThan(Duration.ofHours(100).toMillis());
+    }
+
+    private void owe1000AtTenASecondThenTenAnHour(Limit slower) {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perSecond("tokens", 10).soft()));
+        limiter.acquire("user-1", "api", Map.of("tokens", 1_010L)).close();
+        assertThat(ttl("user-1", "api")).as("paid back in 100 s").isLessThan(3 * HOUR);
+        limiter.admin().setResourceDefaults("api", List.of(slower));
     }
 
     @Test
