@@ -149,7 +149,7 @@ final class BucketWrites {
                 if (debit.overridden()) {
                     known.forget(debit.key());        // the state seen through an override is not the bucket's
                 } else {
-                    known.learnRefusal(debit, stamp, BucketItems.written(item, debit, now), at, expected);
+                    known.learnRefusal(debit, stamp, BucketItems.written(item, debit, now), now, expected);
                 }
                 return new Outcome(false, state);
             }
@@ -244,8 +244,7 @@ final class BucketWrites {
                     if (refreshed.balanceMilli(limit.name()) < amount) {
                         // refused: like every refusal it writes nothing, so that a balance the rewrite would clip
                         // to a lowered capacity is not clipped for good (the in-memory store writes no refusal)
-                        known.learnRefusal(debit, stamp, BucketItems.written(settled, debit, now),
-                                refreshed.lastRefillMillis(), false);
+                        known.learnRefusal(debit, stamp, BucketItems.written(settled, debit, now), now, false);
                         return new Exchanged(false, 0, refreshed, oldEntry, oldAmount, lost);
                     }
                     var put = items.put(debit, refreshed, stamp, refreshed.lastRefillMillis(), settled, null);

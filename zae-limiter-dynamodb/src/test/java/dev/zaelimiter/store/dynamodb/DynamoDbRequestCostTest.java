@@ -199,6 +199,20 @@ class DynamoDbRequestCostTest {
     }
 
     @Test
+    void aProcessWhoseClockLagsTrustsARefusalForASecondOfItsOwnClockNotOfTheWritersClock() {
+        MutableClock ahead = new MutableClock(clock.instant().plus(Duration.ofMinutes(10)));
+        RateLimiter writer = otherProcess(ahead);
+        writer.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
+        refused(() -> limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)));
+        ahead.advance(Duration.ofSeconds(30));
+        writer.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        clock.advance(Duration.ofMillis(1_100));
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L));
+        assertThat(writer.available("user-1", "gpt-4")).as("the writer's refill of 500, less two calls")
+                .containsEntry("rpm", 498L);
+    }
+
+    @Test
     void aBucketRefillingAfterExhaustionIsOneUpdatePerCall() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L));
         clock.advance(Duration.ofSeconds(30));
@@ -226,6 +240,10 @@ class DynamoDbRequestCostTest {
     }
 
     private RateLimiter otherProcess() {
+        return otherProcess(clock);
+    }
+
+    private RateLimiter otherProcess(MutableClock clock) {
         DynamoDbStore store = DynamoDbStore.builder().client(Dynalite.get().client(counter))
                 .table(DynamoDbTestStores.table(getClass())).namespace(namespaceOf(limiter)).clock(clock)
                 .requestTimeout(DynamoDbTestStores.REQUEST_TIMEOUT).build();
