@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
@@ -83,6 +84,48 @@ class RedisStoreConfiguration {
         }
         log.info("zae-limiter uses the Redis store: {}, key prefix '{}'", connection.description(), prefix);
         return store;
+    }
+
+    /**
+     * Spring Data Redis's connection factory shuts its client down when the context stops, before any bean is
+     * destroyed: this writes the limiter's last usage and closes the store while its connection still runs (phase
+     * just above the factory's; the web server stops before, so no request is still deciding).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = CONNECTION_FACTORY)
+    static class UsageBeforeConnectionStops {
+
+        @Bean
+        SmartLifecycle zaeLimiterRedisUsageFlush(ObjectProvider<dev.zaelimiter.RateLimiter> limiter,
+                ObjectProvider<RedisStore> store,
+                ObjectProvider<org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory> factory) {
+            return new SmartLifecycle() {
+                private volatile boolean running;
+
+                @Override
+                public void start() {
+                    running = true;
+                }
+
+                @Override
+                public void stop() {
+                    running = false;
+                    limiter.ifUnique(dev.zaelimiter.RateLimiter::close);
+                    store.ifUnique(RedisStore::close);
+                }
+
+                @Override
+                public boolean isRunning() {
+                    return running;
+                }
+
+                @Override
+                public int getPhase() {
+                    var shared = factory.getIfUnique();
+                    return shared == null ? 0 : shared.getPhase() + 1;
+                }
+            };
+        }
     }
 
     /** The property a builder argument comes from. */
