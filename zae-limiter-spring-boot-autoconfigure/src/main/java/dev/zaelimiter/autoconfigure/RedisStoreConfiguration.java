@@ -46,7 +46,8 @@ class RedisStoreConfiguration {
     static final String REDIS_STORE = "dev.zaelimiter.store.redis.RedisStore";
 
     /** Spring Data Redis's Lettuce connection factory, whose client the store reuses. */
-    static final String CONNECTION_FACTORY = "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory";
+    static final String CONNECTION_FACTORY =
+            "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory";
 
     private static final Logger log = LoggerFactory.getLogger(RedisStoreConfiguration.class);
 

@@ -42,8 +42,8 @@ public class ZaeLimiterProperties {
     private Duration stampTtl = Duration.ofSeconds(60);
 
     /**
-     * Deadline of every request to the DynamoDB or Redis store, retries included; past it the call fails as unavailable and
-     * the on-unavailable policy applies. A write that timed out may still land later.
+     * Deadline of every request to the DynamoDB or Redis store, retries included; past it the call fails as
+     * unavailable and the on-unavailable policy applies. A write that timed out may still land later.
      */
     private Duration storeTimeout = Duration.ofMillis(500);
 
