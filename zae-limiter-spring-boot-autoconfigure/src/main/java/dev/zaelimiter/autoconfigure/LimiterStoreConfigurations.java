@@ -28,7 +28,10 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 import java.time.Clock;
 
-/** The store beans, tried in order: DynamoDB when chosen and possible, then memory. */
+/**
+ * The store beans, tried in order: DynamoDB when chosen and possible, then Redis ({@link RedisStoreConfiguration}),
+ * then memory.
+ */
 final class LimiterStoreConfigurations {
 
     private static final Logger log = LoggerFactory.getLogger(LimiterStoreConfigurations.class);
@@ -145,14 +148,27 @@ final class LimiterStoreConfigurations {
             if (properties.getStore() == ZaeLimiterProperties.StoreType.DYNAMODB) {
                 throw module ? noDynamoDbClient(environment) : noDynamoDbModule();
             }
+            if (properties.getStore() == ZaeLimiterProperties.StoreType.REDIS) {
+                throw noRedisModule();
+            }
             String why = properties.getStore() != ZaeLimiterProperties.StoreType.AUTO ? " (zae.limiter.store is memory)"
                     : properties.getDynamodb().getTable() == null ? " (zae.limiter.store is auto and no"
-                    + " zae.limiter.dynamodb.table is set)" : !module ? " (zae.limiter.store is auto and"
+                    + " zae.limiter.dynamodb.table is set" + (RedisStoreConfiguration.redisModulePresent(
+                    resourceLoader.getClassLoader()) ? ", no zae.limiter.redis.url and no Lettuce connection bean)"
+                    : ")") : !module ? " (zae.limiter.store is auto and"
                     + " zae.limiter.dynamodb.table is set, but " + DYNAMODB_MODULE + " is not on the class path)"
                     : " (zae.limiter.store is auto and zae.limiter.dynamodb.table"
                     + " is set, but the application has no DynamoDbClient bean)";
             log.info("zae-limiter uses the in-memory store{}; limits and buckets live in this process only", why);
             return new InMemoryStore();
+        }
+
+        /** store=redis without the Redis store's module: names the dependency to add. */
+        private static InvalidDeclarationException noRedisModule() {
+            return new InvalidDeclarationException("zae.limiter.store", "is 'redis' but the Redis store is not on the"
+                    + " class path", "Add the dependency " + RedisStoreConfiguration.REDIS_MODULE + " (the starter"
+                    + " dev.zaelimiter:zae-limiter-spring-boot-starter-redis brings it with Spring Data Redis), or"
+                    + " write zae.limiter.store=memory to use the in-memory store.");
         }
 
         /** store=dynamodb without the DynamoDB store's module: names the dependency to add. */

@@ -23,17 +23,20 @@ import java.time.Clock;
 import java.util.List;
 
 /**
- * Auto-configuration of the {@link RateLimiter}: its store (DynamoDB or in memory, see
+ * Auto-configuration of the {@link RateLimiter}: its store (DynamoDB, Redis or in memory, see
  * {@link ZaeLimiterProperties.StoreType}), and the limits declared under {@code zae.limiter}, checked and written to
  * the store at startup. Every bean backs off when the application defines its own. A {@link Clock} bean, when the
  * application has exactly one, becomes the limiter's clock; every {@link RateLimiterListener} bean observes its
  * decisions, every {@link LimiterStoreDecorator} bean wraps the store it uses, and every
  * {@link RateLimiterBuilderCustomizer} bean tunes the builder last.
  */
-@AutoConfiguration(afterName = "io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration")
+@AutoConfiguration(afterName = {"io.awspring.cloud.autoconfigure.dynamodb.DynamoDbAutoConfiguration",
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration"})
 @ConditionalOnBooleanProperty(name = "zae.limiter.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ZaeLimiterProperties.class)
-@Import({LimiterStoreConfigurations.DynamoDb.class, LimiterStoreConfigurations.InMemory.class})
+@Import({LimiterStoreConfigurations.DynamoDb.class, RedisStoreConfiguration.class,
+        LimiterStoreConfigurations.InMemory.class})
 public class ZaeLimiterAutoConfiguration {
 
     @Bean

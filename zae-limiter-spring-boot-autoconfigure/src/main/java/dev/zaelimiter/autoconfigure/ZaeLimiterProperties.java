@@ -26,7 +26,10 @@ public class ZaeLimiterProperties {
     /** Whether to configure a rate limiter at all. */
     private boolean enabled = true;
 
-    /** Which store keeps limits and buckets: auto picks DynamoDB when a client and a table are configured. */
+    /**
+     * Which store keeps limits and buckets: auto picks DynamoDB when a client and a table are configured, else Redis
+     * when the Redis store is on the class path and a Lettuce connection (or zae.limiter.redis.url) is there.
+     */
     private StoreType store = StoreType.AUTO;
 
     /** Key prefix in the shared store, so that applications can share a table. */
@@ -39,8 +42,8 @@ public class ZaeLimiterProperties {
     private Duration stampTtl = Duration.ofSeconds(60);
 
     /**
-     * Deadline of every request to the DynamoDB store, retries included; past it the call fails as unavailable and
-     * the on-unavailable policy applies. A write that timed out may still land later.
+     * Deadline of every request to the DynamoDB or Redis store, retries included; past it the call fails as
+     * unavailable and the on-unavailable policy applies. A write that timed out may still land later.
      */
     private Duration storeTimeout = Duration.ofMillis(500);
 
@@ -55,6 +58,8 @@ public class ZaeLimiterProperties {
     private final Breaker circuitBreaker = new Breaker();
 
     private final DynamoDb dynamodb = new DynamoDb();
+
+    private final Redis redis = new Redis();
 
     /** Usage history: what each entity consumed per limit, hour and day. */
     private final Usage usage = new Usage();
@@ -79,12 +84,18 @@ public class ZaeLimiterProperties {
 
     /** The store kinds. */
     public enum StoreType {
-        /** DynamoDB when a {@code DynamoDbClient} bean exists and a table is configured, otherwise memory. */
+        /**
+         * DynamoDB when a {@code DynamoDbClient} bean exists and a table is configured; else Redis when its store
+         * module is present and the application has a Lettuce connection or sets {@code zae.limiter.redis.url};
+         * otherwise memory.
+         */
         AUTO,
         /** The in-memory store of this process. */
         MEMORY,
         /** The DynamoDB store; fails startup without a {@code DynamoDbClient} bean. */
-        DYNAMODB
+        DYNAMODB,
+        /** The Redis store; fails startup without the Redis store module. */
+        REDIS
     }
 
     /**
@@ -173,6 +184,36 @@ public class ZaeLimiterProperties {
             COMPENSATING,
             /** Both writes in one DynamoDB transaction. */
             TRANSACTIONAL
+        }
+    }
+
+    /**
+     * Redis store settings. The store uses the application's Lettuce connection (a {@code RedisClient} bean, or the
+     * client of Spring Data Redis's {@code LettuceConnectionFactory}), else {@code spring.data.redis.*}; {@code url}
+     * points it at a Redis of its own instead.
+     */
+    public static class Redis {
+
+        /** A Redis of the limiter's own, such as redis://host:6379/0; overrides the application's connection. */
+        private String url;
+
+        /** The start of every key the store writes; zae: followed by the namespace when not set. */
+        private String keyPrefix;
+
+        public String getUrl() {
+            return url;
+        }
+
+        public void setUrl(String url) {
+            this.url = url;
+        }
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
         }
     }
 
@@ -592,6 +633,10 @@ public class ZaeLimiterProperties {
 
     public DynamoDb getDynamodb() {
         return dynamodb;
+    }
+
+    public Redis getRedis() {
+        return redis;
     }
 
     public Usage getUsage() {

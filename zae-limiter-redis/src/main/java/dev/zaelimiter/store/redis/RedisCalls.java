@@ -123,6 +123,9 @@ final class RedisCalls implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
         if (connection != null) {
             connection.close();

@@ -15,8 +15,8 @@ import java.util.Locale;
  *       {@code half_open}), 1 for the state the breaker is in and 0 for the others;</li>
  *   <li>{@value #CIRCUIT_SKIPPED}, a counter of the store calls not made because the circuit was open, each of them
  *       a decision that applied the unavailability policy at once;</li>
- *   <li>{@value #TIMEOUTS}, a counter of DynamoDB requests that ran out of their deadline
- *       ({@code zae.limiter.store-timeout}), registered only for the DynamoDB store (see
+ *   <li>{@value #TIMEOUTS}, a counter of store requests (DynamoDB, Redis) that ran out of their deadline
+ *       ({@code zae.limiter.store-timeout}), registered for the DynamoDB and Redis stores (see
  *       {@link ZaeLimiterMetricsAutoConfiguration}).</li>
  * </ul>
  */
@@ -49,7 +49,7 @@ public final class StoreFaultMeters {
     /** Registers {@value #TIMEOUTS}, counting what {@code timeouts} reads. */
     static <T> void timeouts(MeterRegistry registry, T store, java.util.function.ToDoubleFunction<T> timeouts) {
         FunctionCounter.builder(TIMEOUTS, store, timeouts)
-                .description("DynamoDB requests that ran out of their deadline (a timed-out write may still land)")
+                .description("Store requests that ran out of their deadline (a timed-out write may still land)")
                 .register(registry);
     }
 }

@@ -79,4 +79,19 @@ public class ZaeLimiterMetricsAutoConfiguration {
             };
         }
     }
+
+    /** The command timeouts of the Redis store, when the limiter's store bean is one. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"dev.zaelimiter.store.redis.RedisStore", "io.lettuce.core.RedisClient"})
+    static class RedisStoreMeters {
+
+        @Bean
+        InitializingBean zaeLimiterRedisTimeoutMeter(MeterRegistry meterRegistry, ObjectProvider<LimiterStore> store) {
+            return () -> {
+                if (store.getIfUnique() instanceof dev.zaelimiter.store.redis.RedisStore redis) {
+                    StoreFaultMeters.timeouts(meterRegistry, redis, dev.zaelimiter.store.redis.RedisStore::timeouts);
+                }
+            };
+        }
+    }
 }
