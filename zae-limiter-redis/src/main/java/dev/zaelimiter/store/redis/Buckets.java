@@ -161,7 +161,7 @@ final class Buckets {
     }
 
     List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
-        int[] held = lock(debits);                  // what it learns must not overwrite a later decision's
+        int[] held = lock(debits.stream().map(BucketDebit::key).toList());                  // what it learns must not overwrite a later decision's
         try {
             Seen[] known = known(debits);
             Seen[] current = send(debits, known, null, now);
@@ -181,7 +181,7 @@ final class Buckets {
     }
 
     void delete(BucketKey key) {
-        int[] held = lock(List.of(new BucketDebit(key, List.of(), Map.of(), false, false)));
+        int[] held = lock(List.of(key));
         try {
             redis.call(r -> r.del(keys.bucket(key)));
             seen.remove(key);
@@ -196,7 +196,7 @@ final class Buckets {
     }
 
     private <T> T decide(List<BucketDebit> debits, long now, Decision<T> decision) {
-        int[] held = lock(debits);
+        int[] held = lock(debits.stream().map(BucketDebit::key).toList());
         try {
             long deadline = System.nanoTime() + retryNanos;
             Seen[] known = known(debits);
@@ -379,18 +379,18 @@ final class Buckets {
     }
 
     /**
-     * Takes the turn of this thread on the buckets of {@code debits}, waiting at most one request deadline for the
-     * threads before it: while Redis does not answer, each of them may spend a deadline, and a call must not wait
-     * for all of them.
+     * Takes the turn of this thread on {@code buckets}, waiting at most one request deadline for the threads before
+     * it: while Redis does not answer, each of them may spend a deadline, and a call must not wait for all of them.
      */
-    private int[] lock(List<BucketDebit> debits) {
-        int[] held = debits.stream().mapToInt(d -> stripe(d.key())).distinct().toArray();
+    private int[] lock(List<BucketKey> buckets) {
+        int[] held = buckets.stream().mapToInt(Buckets::stripe).distinct().toArray();
         Arrays.sort(held);
         long until = System.nanoTime() + turnNanos;
         for (int i = 0; i < held.length; i++) {
             if (!turn(stripes[held[i]], until)) {
                 unlock(Arrays.copyOf(held, i));
-                throw new StoreUnavailableException("this process's other calls on the buckets " + keysOf(debits)
+                throw new StoreUnavailableException("this process's other calls on the buckets " + buckets.stream()
+                        .map(keys::bucket).toList()
                         + " held them for " + turnNanos / 1_000_000 + " ms: Redis answers slowly or not at all",
                         null);
             }
