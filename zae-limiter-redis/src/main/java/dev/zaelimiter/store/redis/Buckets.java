@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongConsumer;
 
@@ -98,14 +99,16 @@ final class Buckets {
     private final Keys keys;
     private final LongConsumer configVersion;
     private final long retryNanos;
+    private final long turnNanos;
     private final ConcurrentHashMap<BucketKey, Seen> seen = new ConcurrentHashMap<>();
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
 
-    Buckets(RedisCalls redis, Keys keys, LongConsumer configVersion, long retryNanos) {
+    Buckets(RedisCalls redis, Keys keys, LongConsumer configVersion, long retryNanos, long turnNanos) {
         this.redis = redis;
         this.keys = keys;
         this.configVersion = configVersion;
         this.retryNanos = retryNanos;
+        this.turnNanos = turnNanos;
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new ReentrantLock();
         }
@@ -158,7 +161,7 @@ final class Buckets {
     }
 
     List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
-        int[] held = lock(debits);                  // what it learns must not overwrite a later decision's
+        int[] held = lock(debits.stream().map(BucketDebit::key).toList());                  // what it learns must not overwrite a later decision's
         try {
             Seen[] known = known(debits);
             Seen[] current = send(debits, known, null, now);
@@ -178,13 +181,12 @@ final class Buckets {
     }
 
     void delete(BucketKey key) {
-        ReentrantLock stripe = stripes[stripe(key)];
-        stripe.lock();
+        int[] held = lock(List.of(key));
         try {
             redis.call(r -> r.del(keys.bucket(key)));
             seen.remove(key);
         } finally {
-            stripe.unlock();
+            unlock(held);
         }
     }
 
@@ -194,7 +196,7 @@ final class Buckets {
     }
 
     private <T> T decide(List<BucketDebit> debits, long now, Decision<T> decision) {
-        int[] held = lock(debits);
+        int[] held = lock(debits.stream().map(BucketDebit::key).toList());
         try {
             long deadline = System.nanoTime() + retryNanos;
             Seen[] known = known(debits);
@@ -211,7 +213,7 @@ final class Buckets {
                 if (current == null) {
                     return outcome.result();
                 }
-                if (System.nanoTime() > deadline) {
+                if (System.nanoTime() - deadline > 0) {
                     throw new StoreUnavailableException("other processes kept writing the buckets " + keysOf(debits)
                             + " for " + retryNanos / 1_000_000 + " ms: no decision could be written", null);
                 }
@@ -376,13 +378,33 @@ final class Buckets {
         return debits.stream().map(d -> keys.bucket(d.key())).toList().toString();
     }
 
-    private int[] lock(List<BucketDebit> debits) {
-        int[] held = debits.stream().mapToInt(d -> stripe(d.key())).distinct().toArray();
+    /**
+     * Takes the turn of this thread on {@code buckets}, waiting at most one request deadline for the threads before
+     * it: while Redis does not answer, each of them may spend a deadline, and a call must not wait for all of them.
+     */
+    private int[] lock(List<BucketKey> buckets) {
+        int[] held = buckets.stream().mapToInt(Buckets::stripe).distinct().toArray();
         Arrays.sort(held);
-        for (int stripe : held) {
-            stripes[stripe].lock();
+        long until = System.nanoTime() + turnNanos;
+        for (int i = 0; i < held.length; i++) {
+            if (!turn(stripes[held[i]], until)) {
+                unlock(Arrays.copyOf(held, i));
+                throw new StoreUnavailableException("this process's other calls on the buckets " + buckets.stream()
+                        .map(keys::bucket).toList()
+                        + " held them for " + turnNanos / 1_000_000 + " ms: Redis answers slowly or not at all",
+                        null);
+            }
         }
         return held;
+    }
+
+    private static boolean turn(ReentrantLock stripe, long until) {
+        try {
+            return stripe.tryLock(until - System.nanoTime(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static int stripe(BucketKey key) {

@@ -17,7 +17,13 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -56,6 +62,9 @@ final class RedisCalls implements AutoCloseable {
     private final String where;
     private final AtomicLong timeouts = new AtomicLong();
     private final AtomicLong commands = new AtomicLong();
+    /** The connection being opened, which every thread that finds none waits for, bounded by the deadline. */
+    private final AtomicReference<CompletableFuture<StatefulRedisConnection<String, String>>> opening =
+            new AtomicReference<>();
     private volatile StatefulRedisConnection<String, String> connection;
     private volatile boolean closed;
 
@@ -66,17 +75,21 @@ final class RedisCalls implements AutoCloseable {
         this.where = where;
     }
 
-    /** Runs {@code script}; its answer as Lettuce gives it (lists of strings, longs and lists; or a long). */
+    /**
+     * Runs {@code script}; its answer as Lettuce gives it (lists of strings, longs and lists; or a long). Sent whole
+     * after a {@code NOSCRIPT}, in what is left of the one deadline.
+     */
     @SuppressWarnings("unchecked")
     <T> T run(Script script, List<String> keys, List<String> args) {
         String[] k = keys.toArray(String[]::new);
         String[] a = args.toArray(String[]::new);
+        long deadline = System.nanoTime() + timeout.toNanos();
         return call(redis -> {
             try {
                 return (T) redis.evalsha(script.sha(), script.output(), k, a);
             } catch (RedisNoScriptException e) {
                 commands.incrementAndGet();
-                return (T) redis.eval(script.text(), script.output(), k, a);     // runs it and loads it
+                return (T) await(connection().async().eval(script.text(), script.output(), k, a), deadline, true);
             }
         });
     }
@@ -97,18 +110,76 @@ final class RedisCalls implements AutoCloseable {
         }
     }
 
+    /**
+     * The connection, opened by the first call that needs it (within the client's connect timeout), while every
+     * other call waits for that one attempt within its deadline: a Redis that cannot be reached fails them all
+     * together, not one connect timeout after another.
+     */
     private StatefulRedisConnection<String, String> connection() {
         StatefulRedisConnection<String, String> c = connection;
         if (c != null) {
             return c;
         }
-        synchronized (this) {
-            if (connection == null) {
-                StatefulRedisConnection<String, String> opened = client.connect();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        CompletableFuture<StatefulRedisConnection<String, String>> mine = new CompletableFuture<>();
+        CompletableFuture<StatefulRedisConnection<String, String>> pending = opening.compareAndExchange(null, mine);
+        if (pending == null) {
+            open(mine);
+            pending = mine;
+        }
+        return await(pending, deadline, false);
+    }
+
+    private void open(CompletableFuture<StatefulRedisConnection<String, String>> into) {
+        try {
+            StatefulRedisConnection<String, String> opened = connection;
+            if (opened == null) {
+                opened = client.connect();
                 opened.setTimeout(timeout);
-                connection = opened;
+                if (!keep(opened)) {
+                    opened.close();
+                    throw new StoreUnavailableException("the Redis store at " + where + " is closed", null);
+                }
             }
-            return connection;
+            into.complete(opened);
+        } catch (RuntimeException e) {
+            into.completeExceptionally(e);
+        } finally {
+            opening.set(null);
+        }
+    }
+
+    /** Keeps {@code opened} as the connection unless the store was closed meanwhile. */
+    private synchronized boolean keep(StatefulRedisConnection<String, String> opened) {
+        if (closed) {
+            return false;
+        }
+        connection = opened;
+        return true;
+    }
+
+    /**
+     * The value of {@code future} by {@code deadline} ({@link System#nanoTime()}), cancelled when late if
+     * {@code cancelLate}; failures as {@link #call} maps them, and a client that was shut down (an
+     * {@link IllegalStateException}) is unavailable too.
+     */
+    private <T> T await(Future<T> future, long deadline, boolean cancelLate) {
+        try {
+            return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            if (cancelLate) {
+                future.cancel(true);
+            }
+            throw new RedisCommandTimeoutException("no answer by the deadline");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RedisException("interrupted while waiting for Redis", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RedisException || cause instanceof StoreUnavailableException) {
+                throw (RuntimeException) cause;
+            }
+            throw new StoreUnavailableException("Redis at " + where + " cannot be used: " + cause, cause);
         }
     }
 
@@ -122,13 +193,18 @@ final class RedisCalls implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
+    public void close() {
+        StatefulRedisConnection<String, String> open;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            open = connection;
+            connection = null;
         }
-        closed = true;
-        if (connection != null) {
-            connection.close();
+        if (open != null) {
+            open.close();
         }
         if (ownsClient) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

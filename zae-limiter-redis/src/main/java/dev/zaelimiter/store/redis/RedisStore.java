@@ -39,6 +39,9 @@ public final class RedisStore implements LimiterStore {
     /** The deadline of every command when {@link Builder#requestTimeout} is not set. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMillis(500);
 
+    /** The longest allowed {@link Builder#requestTimeout}. */
+    public static final Duration MAX_REQUEST_TIMEOUT = Duration.ofHours(1);
+
     /** The shortest allowed {@code stampTtl}. */
     public static final Duration MIN_STAMP_TTL = Duration.ofSeconds(10);
 
@@ -77,6 +80,7 @@ public final class RedisStore implements LimiterStore {
                 throw new ValidationException("uri", builder.uri, "not a Redis URI (redis://host:port): " + e
                         .getMessage());
             }
+            uri.setTimeout(requestTimeout);                  // bounds the handshake of a connection too
             client = RedisClient.create(uri);
             client.setOptions(ClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -90,7 +94,8 @@ public final class RedisStore implements LimiterStore {
         this.keys = new Keys(builder.prefix);
         this.redis = new RedisCalls(client, builder.client == null, requestTimeout, where);
         this.config = new Configuration(redis, keys, builder.clock, builder.stampTtl.toMillis());
-        this.buckets = new Buckets(redis, keys, config::seen, RETRY_DEADLINES * requestTimeout.toNanos());
+        this.buckets = new Buckets(redis, keys, config::seen, RETRY_DEADLINES * requestTimeout.toNanos(),
+                requestTimeout.toNanos());
         this.usage = new RedisUsage(redis, keys);
         this.audit = new RedisAudit(redis, keys);
     }
@@ -293,10 +298,17 @@ public final class RedisStore implements LimiterStore {
             return this;
         }
 
-        /** The deadline of every command; 500 ms when not set. A command past it fails as unavailable. */
+        /**
+         * The deadline of every command, and the longest a call waits for this process's other calls on the same
+         * bucket; 500 ms when not set, at most an hour. A command past it fails as unavailable.
+         */
         public Builder requestTimeout(Duration requestTimeout) {
             if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
                 throw new ValidationException("requestTimeout", requestTimeout, "a deadline is more than zero");
+            }
+            if (requestTimeout.compareTo(MAX_REQUEST_TIMEOUT) > 0) {
+                throw new ValidationException("requestTimeout", requestTimeout, "at most " + MAX_REQUEST_TIMEOUT
+                        + ": a decision may go round for 20 deadlines");
             }
             this.requestTimeout = requestTimeout;
             return this;

@@ -31,6 +31,10 @@ class RedisStoreBuilderTest {
         assertThatThrownBy(() -> RedisStore.builder().requestTimeout(Duration.ZERO))
                 .isInstanceOfSatisfying(ValidationException.class,
                         e -> assertThat(e.field()).isEqualTo("requestTimeout"));
+        assertThatThrownBy(() -> RedisStore.builder().requestTimeout(Duration.ofDays(365L * 20)))
+                .as("20 such deadlines overflow a long of nanoseconds")
+                .isInstanceOfSatisfying(ValidationException.class,
+                        e -> assertThat(e.field()).isEqualTo("requestTimeout"));
         assertThatThrownBy(() -> RedisStore.builder().uri("redis://127.0.0.1:1").stampTtl(Duration.ofSeconds(9))
                 .build()).isInstanceOfSatisfying(ValidationException.class,
                         e -> assertThat(e.field()).isEqualTo("stampTtl"));

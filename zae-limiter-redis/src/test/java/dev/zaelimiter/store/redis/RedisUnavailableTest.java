@@ -3,13 +3,23 @@ package dev.zaelimiter.store.redis;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.testing.MutableClock;
+import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RedisUnavailableTest {
 
     private static final Duration DEADLINE = Duration.ofMillis(300);
+    private static final Duration TWO_DEADLINES_AND_SOME = DEADLINE.multipliedBy(2).plusMillis(600);
 
     private final MutableClock clock = MutableClock.start();
 
@@ -61,6 +72,80 @@ class RedisUnavailableTest {
             clock.advance(Duration.ofSeconds(5));                   // past the circuit breaker's cool-down
             limiter.acquire("user-1", "api", Map.of("rpm", 1L)).close();
             assertThat(limiter.available("user-1", "api").get("rpm")).isBetween(7L, 9L);
+        }
+    }
+
+    @Test
+    void manyThreadsOnOneBucketOfAStoppedServerEachFailWithinTwoDeadlines() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                RedisStore store = RedisStore.builder().uri(server.uri()).requestTimeout(DEADLINE).clock(clock)
+                        .build()) {
+            BucketDebit debit = new BucketDebit(new BucketKey("user-1", "api"), List.of(Limit.perMinute("rpm", 10)),
+                    Map.of("rpm", 1000L), false, false);
+            store.tryAcquire(List.of(debit), clock.millis());
+            signal("STOP", server.pid());
+            try {
+                assertThat(eachCallFromThreads(20, () -> store.tryAcquire(List.of(debit), clock.millis())))
+                        .allSatisfy(took -> assertThat(took).isLessThan(TWO_DEADLINES_AND_SOME));
+            } finally {
+                signal("CONT", server.pid());
+            }
+        }
+    }
+
+    @Test
+    void manyThreadsWaitingForTheFirstConnectionToAStoppedServerFailTogether() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                RedisStore store = RedisStore.builder().uri(server.uri()).requestTimeout(DEADLINE).clock(clock)
+                        .build()) {
+            signal("STOP", server.pid());
+            try {
+                assertThat(eachCallFromThreads(20, () -> store.getLevel(ConfigScope.system())))
+                        .allSatisfy(took -> assertThat(took).isLessThan(TWO_DEADLINES_AND_SOME));
+            } finally {
+                signal("CONT", server.pid());
+            }
+        }
+    }
+
+    @Test
+    void aClientShutDownUnderTheStoreIsUnavailable() {
+        try (RedisServer server = RedisServer.start()) {
+            RedisClient client = RedisClient.create(server.uri());
+            client.shutdown();
+            try (RedisStore store = RedisStore.builder().client(client).requestTimeout(DEADLINE).clock(clock)
+                    .build()) {
+                assertThatThrownBy(() -> store.getLevel(ConfigScope.system()))
+                        .isInstanceOf(StoreUnavailableException.class);
+            }
+        }
+    }
+
+    /**
+     * How long each of {@code threads} calls of {@code call}, started together, took to fail as unavailable. The
+     * slack over two deadlines is for a loaded machine; one deadline after another would take ten times as long.
+     */
+    private static List<Duration> eachCallFromThreads(int threads, Runnable call) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Duration>> calls = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                calls.add(pool.submit(() -> {
+                    start.await();
+                    long started = System.nanoTime();
+                    assertThatThrownBy(call::run).isInstanceOf(StoreUnavailableException.class);
+                    return Duration.ofNanos(System.nanoTime() - started);
+                }));
+            }
+            start.countDown();
+            List<Duration> took = new ArrayList<>();
+            for (Future<Duration> f : calls) {
+                took.add(f.get(1, TimeUnit.MINUTES));
+            }
+            return took;
+        } finally {
+            pool.shutdownNow();
         }
     }
 
