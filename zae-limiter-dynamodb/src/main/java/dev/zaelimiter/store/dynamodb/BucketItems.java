@@ -91,9 +91,9 @@ final class BucketItems {
      * One conditional {@code UpdateItem} ({@link BucketUpdate}) that applies {@code debit} at {@code now} without a
      * read, or {@code null} when it cannot be admitted (it asks a hard limit for more than its capacity). Every write
      * is guarded by the item's stamp and deadline; an admission may also create a missing item (unless it takes a
-     * slot, which needs the holders map). Per dripping limit the write assumes, from {@code guess}, that the bucket is full (its
-     * full-at point is set from now) or not (the point moves on), and the condition checks the assumption; a quota
-     * balance starts at its capacity when missing.
+     * slot, which needs the holders map). Per dripping limit the write assumes, from {@code guess}, that the bucket
+     * is full (its full-at point is set from now) or not (the point moves on), and the condition checks the
+     * assumption; a quota balance starts at its capacity when missing.
      *
      * @param guess      the bucket as this process believes it is at {@code now}; {@code null}: assumed full
      * @param correction an adjustment or rollback: never refused for lack of tokens, a refund never lifts a balance

@@ -38,8 +38,8 @@ final class DripClauses {
             e.onLimits.add(fullAt + " > " + e.value(ItemCodec.number(floorPoint.subtract(amountMilli))));
             e.set.add(fullAt + " = " + e.value(ItemCodec.number(floorPoint)));
         } else if (amount > 0 && balance >= p.capacityMilli()) {
-            e.onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= " + e.value(ItemCodec.number(grid))
-                    + ")");
+            e.onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= "
+                    + e.value(ItemCodec.number(grid)) + ")");
             e.set.add(fullAt + " = " + e.value(ItemCodec.number(grid.add(amountMilli))));
         } else if (amount > 0) {
             e.onLimits.add(fullAt + " > " + e.value(ItemCodec.number(grid)));
@@ -106,8 +106,8 @@ final class DripClauses {
         } else if (full) {
             String held = e.name(ItemCodec.HELD + name);
             String zero = e.value(ItemCodec.number(0));
-            e.onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= " + e.value(ItemCodec.number(grid))
-                    + ")");
+            e.onLimits.add("(attribute_not_exists(" + fullAt + ") OR " + fullAt + " <= "
+                    + e.value(ItemCodec.number(grid)) + ")");
             if (checked) {
                 e.onLimits.add("(attribute_not_exists(" + held + ") OR " + held + " <= "
                         + e.value(ItemCodec.number(capacity.subtract(need))) + ")");

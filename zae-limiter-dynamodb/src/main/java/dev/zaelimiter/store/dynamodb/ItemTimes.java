@@ -49,7 +49,8 @@ final class ItemTimes {
             Limits.Parameters p = Limits.parametersAt(limit, at);
             LimitState s = state.limits().get(limit.name());
             if (s != null && p.drips() && !limit.isConcurrency() && s.balanceMilli() < p.capacityMilli()) {
-                BigInteger lacking = BigInteger.valueOf(p.capacityMilli()).subtract(BigInteger.valueOf(s.balanceMilli()));
+                BigInteger lacking = BigInteger.valueOf(p.capacityMilli())
+                        .subtract(BigInteger.valueOf(s.balanceMilli()));
                 until = Math.max(until, BucketMath.saturatedAdd(at, creditMillis(lacking, p)));
             }
         }

@@ -284,7 +284,8 @@ final class LocalReservations {
 
     /**
      * Stops {@code executor} once the tasks it runs have finished, for at most
-     * {@link ReservationPool#CLOSE_WAIT_MILLIS}: a write in flight is not interrupted (an interrupted request is aborted, its outcome unknown) unless the store hangs.
+     * {@link ReservationPool#CLOSE_WAIT_MILLIS}: a write in flight is not interrupted (an interrupted request is
+     * aborted, its outcome unknown) unless the store hangs.
      */
     static void stop(ExecutorService executor) {
         executor.shutdown();

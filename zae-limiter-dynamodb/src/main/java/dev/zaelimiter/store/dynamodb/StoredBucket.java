@@ -19,7 +19,7 @@ import java.util.Map;
  */
 final class StoredBucket {
 
-    /** Marks the item of a write whose failure returned none: it must be read (compared by identity, so its own map). */
+    /** Marks the item of a write whose failure returned none: it must be read (compared by identity: its own map). */
     static final Map<String, AttributeValue> UNKNOWN = Collections.unmodifiableMap(new HashMap<>());
 
     private StoredBucket() {
