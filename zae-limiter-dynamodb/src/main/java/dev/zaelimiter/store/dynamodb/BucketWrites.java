@@ -23,7 +23,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.StringJoiner;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -87,9 +86,9 @@ final class BucketWrites {
         BucketState estimate = null;
         if (k != null) {
             estimate = k.estimate(debit.limits(), now);
-            BucketState local = KnownBuckets.localRefusal(debit, k, estimate, now);
-            if (local != null) {
-                return new Outcome(false, local);
+            BucketState refusal = KnownBuckets.localRefusal(debit, k, estimate, now);
+            if (refusal != null) {
+                return new Outcome(false, refusal);
             }
             if (!known.claimProbe(debit, k, now)) {
                 return new Outcome(false, k.learned(debit.limits(), now));
@@ -99,7 +98,7 @@ final class BucketWrites {
         UpdateItemRequest request = BucketItems.consumes(debit)
                 ? items.update(debit, now, stamp, estimate, false) : null;
         if (request == null) {
-            return settle(debit, now, stamp, BucketItems.UNKNOWN, false);
+            return settle(debit, now, stamp, StoredBucket.UNKNOWN, false);
         }
         boolean expected = estimate != null && estimate.admits(debit.limits(), debit.amountsMilli());
         boolean reserved = expected && !debit.countOnly();
@@ -109,7 +108,7 @@ final class BucketWrites {
         try {
             return admitted(debit, stamp, now, client.updateItem(request));
         } catch (ConditionalCheckFailedException e) {
-            return settle(debit, now, stamp, BucketItems.returned(e), expected);
+            return settle(debit, now, stamp, StoredBucket.returned(e), expected);
         } finally {
             if (reserved) {
                 known.release(debit, stamp);
@@ -119,7 +118,7 @@ final class BucketWrites {
 
     private Outcome admitted(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
         items.saw(debit.key(), response.attributes());
-        BucketState state = BucketItems.decoded(response.attributes(), debit.limits(), now);
+        BucketState state = StoredBucket.decoded(response.attributes(), debit.limits(), now);
         known.learnAdmitted(debit, stamp, state, now);
         return new Outcome(true, state);
     }
@@ -129,31 +128,26 @@ final class BucketWrites {
      * a bucket whose stored form cannot take an update (another configuration, a passed deadline, a session to
      * start, expired slots to drop) is written whole, conditioned on its version. Lost races back off with jitter.
      *
-     * @param item     the item, {@code null} when there is none, {@link BucketItems#UNKNOWN} when it must be read
+     * @param item     the item, {@code null} when there is none, {@link StoredBucket#UNKNOWN} when it must be read
      * @param expected whether this process expected the write to be admitted (a refusal then means it lost a race)
      */
     private Outcome settle(BucketDebit debit, long now, String stamp, Map<String, AttributeValue> item,
             boolean expected) {
         long started = System.nanoTime();
         for (int attempt = 0; mayRetry(attempt, started); attempt++) {
-            if (attempt > 1) {
-                backOff(attempt);
-            }
-            if (item == BucketItems.UNKNOWN) {
-                item = getItem(debit);
-            }
+            item = retrying(attempt, debit, item);
             items.saw(debit.key(), item);
-            BucketState state = BucketItems.current(item, debit, now);
+            BucketState state = StoredBucket.current(item, debit, now);
             long at = state.lastRefillMillis();           // a clock behind the last write counts from that write
             if (!debit.countOnly() && !state.admits(debit.limits(), debit.amountsMilli())) {
                 if (debit.overridden()) {
                     known.forget(debit.key());        // the state seen through an override is not the bucket's
                 } else {
-                    known.learnRefusal(debit, stamp, BucketItems.written(item, debit, now), now, expected);
+                    known.learnRefusal(debit, stamp, StoredBucket.written(item, debit, now), now, expected);
                 }
                 return new Outcome(false, state);
             }
-            if (BucketItems.needsRewrite(item, debit, stamp, at, false)) {
+            if (StoredBucket.needsRewrite(item, debit, stamp, at, false)) {
                 BucketState next = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(),
                         debit.leaseId());
                 BucketState kept = state.debitedKept(debit.limits(), debit.kept(), debit.amountsMilli(),
@@ -163,14 +157,14 @@ final class BucketWrites {
                     known.learn(debit.key(), stamp, kept, at, 0);
                     return new Outcome(true, next);
                 } catch (ConditionalCheckFailedException lost) {
-                    item = BucketItems.UNKNOWN;
+                    item = StoredBucket.UNKNOWN;
                     continue;
                 }
             }
             try {
                 return admitted(debit, stamp, at, client.updateItem(items.update(debit, at, stamp, state, false)));
             } catch (ConditionalCheckFailedException lost) {
-                item = BucketItems.returned(lost);
+                item = StoredBucket.returned(lost);
             }
         }
         throw contended("bucket " + debit.key(), started);
@@ -203,7 +197,7 @@ final class BucketWrites {
         String attribute = Holds.attribute(limit.name(), process);
         long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
         boolean lost = false;
-        Map<String, AttributeValue> item = oldEntry == UNKNOWN_ENTRY ? BucketItems.UNKNOWN : null;
+        Map<String, AttributeValue> item = oldEntry == UNKNOWN_ENTRY ? StoredBucket.UNKNOWN : null;
         boolean read = false;
         BucketState guess = known.estimate(debit, stamp, now);
         Boolean full = null;
@@ -214,13 +208,8 @@ final class BucketWrites {
         }
         long started = System.nanoTime();
         for (int attempt = 0; mayRetry(attempt, started); attempt++) {
-            if (attempt > 1) {
-                backOff(attempt);
-            }
-            if (item == BucketItems.UNKNOWN) {
-                item = getItem(debit);
-                read = true;
-            }
+            read |= item == StoredBucket.UNKNOWN;
+            item = retrying(attempt, debit, item);
             if (read) {
                 items.saw(debit.key(), item);
                 String actual = Holds.entry(item, limit.name(), process);
@@ -234,17 +223,17 @@ final class BucketWrites {
                 if (item != null && amount == 0 && wanted == 0 && !stamp.equals(ItemCodec.stampOf(item))) {
                     // a pool of limits no longer in force: it must not write the bucket under them; whatever it
                     // held is dropped as spent by the writers of the limits in force
-                    return new Exchanged(false, 0, BucketItems.current(item, debit, now), null, 0, true);
+                    return new Exchanged(false, 0, StoredBucket.current(item, debit, now), null, 0, true);
                 }
-                if (item != null && BucketItems.needsRewrite(item, debit, stamp, now, false)) {
+                if (item != null && StoredBucket.needsRewrite(item, debit, stamp, now, false)) {
                     // the rewrite settles this process's own hold first, so that what it handed out is spent under
                     // the parameters it was taken under and what it kept is not held past a change
                     Map<String, AttributeValue> settled = Holds.settled(item, limit.name(), process, used, returned);
-                    BucketState refreshed = BucketItems.current(settled, debit, now);
+                    BucketState refreshed = StoredBucket.current(settled, debit, now);
                     if (refreshed.balanceMilli(limit.name()) < amount) {
                         // refused: like every refusal it writes nothing, so that a balance the rewrite would clip
                         // to a lowered capacity is not clipped for good (the in-memory store writes no refusal)
-                        known.learnRefusal(debit, stamp, BucketItems.written(settled, debit, now), now, false);
+                        known.learnRefusal(debit, stamp, StoredBucket.written(settled, debit, now), now, false);
                         return new Exchanged(false, 0, refreshed, oldEntry, oldAmount, lost);
                     }
                     var put = items.put(debit, refreshed, stamp, refreshed.lastRefillMillis(), settled, null);
@@ -252,7 +241,7 @@ final class BucketWrites {
                         client.putItem(put);
                         item = put.item();
                     } catch (ConditionalCheckFailedException raced) {
-                        item = BucketItems.UNKNOWN;
+                        item = StoredBucket.UNKNOWN;
                         continue;
                     }
                     oldEntry = Holds.entry(item, limit.name(), process);
@@ -260,11 +249,11 @@ final class BucketWrites {
                     used = 0;
                     returned = 0;
                 }
-                guess = BucketItems.current(item, debit, now);
+                guess = StoredBucket.current(item, debit, now);
                 now = guess.lastRefillMillis();               // a clock behind the last write counts from it
                 long available = guess.balanceMilli(limit.name());
                 if (available + returned < amount) {
-                    known.learnRefusal(debit, stamp, BucketItems.written(item, debit, now), now, false);
+                    known.learnRefusal(debit, stamp, StoredBucket.written(item, debit, now), now, false);
                     return new Exchanged(false, 0, guess, oldEntry, oldAmount, lost);
                 }
                 want = wholeTokens(Math.min(wanted, available + returned - amount));
@@ -273,23 +262,23 @@ final class BucketWrites {
             long newAmount = oldAmount - used - returned + want;
             String newEntry = newAmount > 0 ? new Holds.Hold(newAmount, expiry).value() : null;
             UpdateItemRequest request = items.update(debit, now, stamp, guess, false, null,
-                    new BucketItems.Exchange(limit.name(), attribute, oldEntry, used, returned, want, newEntry), full);
+                    new Holds.Exchange(limit.name(), attribute, oldEntry, used, returned, want, newEntry), full);
             if (request == null) {
-                BucketState state = guess != null ? guess : BucketItems.current(getItem(debit), debit, now);
+                BucketState state = guess != null ? guess : StoredBucket.current(getItem(debit), debit, now);
                 return new Exchanged(false, 0, state, oldEntry, oldAmount, lost);
             }
             try {
                 UpdateItemResponse response = client.updateItem(request);
                 items.saw(debit.key(), response.attributes());
-                BucketState state = BucketItems.decoded(response.attributes(), debit.limits(), now);
+                BucketState state = StoredBucket.decoded(response.attributes(), debit.limits(), now);
                 known.learn(debit.key(), stamp, state, now, 0);
                 if (Holds.droppable(response.attributes(), debit.limits(), now)) {
                     dropSpentHolds(debit, stamp, now, response.attributes());
                 }
                 return new Exchanged(true, want, state, newEntry, newAmount, lost);
             } catch (ConditionalCheckFailedException e) {
-                item = BucketItems.returned(e);
-                read = item != BucketItems.UNKNOWN;
+                item = StoredBucket.returned(e);
+                read = item != StoredBucket.UNKNOWN;
             }
         }
         throw contended("bucket " + debit.key(), started);
@@ -306,7 +295,7 @@ final class BucketWrites {
      */
     private void dropSpentHolds(BucketDebit debit, String stamp, long now, Map<String, AttributeValue> item) {
         try {
-            client.putItem(items.put(debit, BucketItems.current(item, debit, now), stamp, now, item, null));
+            client.putItem(items.put(debit, StoredBucket.current(item, debit, now), stamp, now, item, null));
             known.forget(debit.key());
         } catch (ConditionalCheckFailedException raced) {
             log.debug("another process wrote {} first; it drops the spent holds", debit.key());
@@ -335,6 +324,17 @@ final class BucketWrites {
         }
     }
 
+    /**
+     * The item attempt number {@code attempt} (from 0) of a write loop starts from, after backing off from the
+     * second retry on: {@code item}, read now when it is {@link StoredBucket#UNKNOWN}.
+     */
+    private Map<String, AttributeValue> retrying(int attempt, BucketDebit debit, Map<String, AttributeValue> item) {
+        if (attempt > 1) {
+            backOff(attempt);
+        }
+        return item == StoredBucket.UNKNOWN ? getItem(debit) : item;
+    }
+
     /** Sleeps a few jittered milliseconds, more after each lost race, so that contenders spread out. */
     static void backOff(int attempt) {
         long bound = Math.min(1L << Math.min(attempt, 5), 32);
@@ -358,7 +358,7 @@ final class BucketWrites {
     }
 
     BucketState read(BucketDebit debit, long now) {
-        return BucketItems.current(getItem(debit), debit, now);
+        return StoredBucket.current(getItem(debit), debit, now);
     }
 
     /**
@@ -400,23 +400,21 @@ final class BucketWrites {
         boolean held = true;
         for (BucketDebit given : debits) {
             BucketDebit debit = given.shared();
-            BucketItems.Expression e = new BucketItems.Expression();
-            StringJoiner set = new StringJoiner(", ", "SET ", "");
-            StringJoiner condition = new StringJoiner(" AND ");
+            Expression e = new Expression();
             for (Limit limit : debit.limits()) {
                 if (limit.isConcurrency() && debit.amountsMilli().getOrDefault(limit.name(), 0L) > 0) {
                     String slot = e.name(ItemCodec.HOLDERS + limit.name()) + "." + e.name(debit.leaseId());
-                    set.add(slot + " = " + e.value(ItemCodec.number(now
+                    e.set.add(slot + " = " + e.value(ItemCodec.number(now
                             + limit.leaseTimeout().orElseThrow().toMillis())));
-                    condition.add("attribute_exists(" + slot + ")");
+                    e.onItem.add("attribute_exists(" + slot + ")");
                 }
             }
-            if (condition.length() == 0) {
+            if (e.onItem.length() == 0) {
                 continue;
             }
             try {
                 client.updateItem(b -> b.tableName(items.table()).key(items.key(debit))
-                        .updateExpression(set.toString()).conditionExpression(condition.toString())
+                        .updateExpression(e.update()).conditionExpression(e.onItem.toString())
                         .expressionAttributeNames(e.names).expressionAttributeValues(e.values));
             } catch (ConditionalCheckFailedException expired) {
                 held = false;
@@ -448,24 +446,19 @@ final class BucketWrites {
                     refund)));
             return;
         } catch (ConditionalCheckFailedException e) {
-            item = BucketItems.returned(e);
+            item = StoredBucket.returned(e);
         }
         long started = System.nanoTime();
         for (int attempt = 0; mayRetry(attempt, started); attempt++) {
-            if (attempt > 1) {
-                backOff(attempt);
-            }
-            if (item == BucketItems.UNKNOWN) {
-                item = getItem(debit);
-            }
+            item = retrying(attempt, debit, item);
             if (marker != null && item != null && item.containsKey(ItemCodec.MARKER + marker)) {
                 known.forget(debit.key());
                 return;
             }
             items.saw(debit.key(), item);
-            BucketState state = BucketItems.current(item, debit, now);
+            BucketState state = StoredBucket.current(item, debit, now);
             long at = state.lastRefillMillis();
-            if (BucketItems.needsRewrite(item, debit, stamp, at, true)) {
+            if (StoredBucket.needsRewrite(item, debit, stamp, at, true)) {
                 BucketState adjusted = state.adjusted(debit.limits(), debit.amountsMilli(), debit.countOnly(),
                         debit.leaseId());
                 BucketState next = refund ? slotsRefunded(adjusted, debit) : adjusted;
@@ -474,7 +467,7 @@ final class BucketWrites {
                     known.learn(debit.key(), stamp, next, at, 0);
                     return;
                 } catch (ConditionalCheckFailedException lost) {
-                    item = BucketItems.UNKNOWN;
+                    item = StoredBucket.UNKNOWN;
                     continue;
                 }
             }
@@ -482,7 +475,7 @@ final class BucketWrites {
                 corrected(debit, stamp, at, client.updateItem(items.update(debit, at, stamp, state, marker, refund)));
                 return;
             } catch (ConditionalCheckFailedException lost) {
-                item = BucketItems.returned(lost);
+                item = StoredBucket.returned(lost);
             }
         }
         throw contended("adjusting bucket " + debit.key(), started);
@@ -504,7 +497,7 @@ final class BucketWrites {
 
     private void corrected(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
         items.saw(debit.key(), response.attributes());
-        BucketState state = BucketItems.decoded(response.attributes(), debit.limits(), now);
+        BucketState state = StoredBucket.decoded(response.attributes(), debit.limits(), now);
         known.learn(debit.key(), stamp, state, now, 0);
     }
 }

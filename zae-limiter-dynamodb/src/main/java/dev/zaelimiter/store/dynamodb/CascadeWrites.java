@@ -56,21 +56,21 @@ final class CascadeWrites {
      * is refused with both buckets as they were before it.
      */
     AcquireResult acquireCompensating(List<BucketDebit> debits, long now) {
-        Outcome[] local = new Outcome[debits.size()];
+        Outcome[] unwritten = new Outcome[debits.size()];
         boolean refusedLocally = false;
         for (int i = 0; i < debits.size(); i++) {
             BucketState refusal = known.localRefusal(debits.get(i), items.stamp(debits.get(i).kept()), now);
-            local[i] = new Outcome(refusal == null, refusal);
+            unwritten[i] = new Outcome(refusal == null, refusal);
             refusedLocally |= refusal != null;
         }
         if (refusedLocally) {
             for (int i = 0; i < debits.size(); i++) {
-                if (local[i].state() == null) {
+                if (unwritten[i].state() == null) {
                     BucketState estimate = known.estimate(debits.get(i), items.stamp(debits.get(i).kept()), now);
-                    local[i] = new Outcome(true, estimate != null ? estimate : buckets.read(debits.get(i), now));
+                    unwritten[i] = new Outcome(true, estimate != null ? estimate : buckets.read(debits.get(i), now));
                 }
             }
-            return result(false, debits, local);
+            return result(false, debits, unwritten);
         }
         List<Future<Outcome>> others = new ArrayList<>();
         for (int i = 1; i < debits.size(); i++) {
@@ -208,7 +208,7 @@ final class CascadeWrites {
                 if (found.get(i) == null) {
                     found.set(i, buckets.getItem(debit));
                 }
-                BucketState refilled = BucketItems.current(found.get(i), debit, now);
+                BucketState refilled = StoredBucket.current(found.get(i), debit, now);
                 boolean ok = debit.countOnly() || refilled.admits(debit.limits(), debit.amountsMilli());
                 admitted &= ok;
                 outcomes[i] = new Outcome(ok, ok
@@ -218,7 +218,7 @@ final class CascadeWrites {
             if (!admitted) {
                 for (int i = 0; i < debits.size(); i++) {
                     if (outcomes[i].admitted()) {
-                        outcomes[i] = new Outcome(false, BucketItems.current(found.get(i), debits.get(i), now));
+                        outcomes[i] = new Outcome(false, StoredBucket.current(found.get(i), debits.get(i), now));
                     }
                 }
                 return result(false, debits, outcomes);
@@ -228,7 +228,7 @@ final class CascadeWrites {
                 Map<String, AttributeValue> previous = found.get(i);
                 BucketDebit debit = debits.get(i);
                 BucketState kept = !debit.overridden() ? outcomes[i].state()
-                        : BucketItems.current(previous, debit, now).debitedKept(debit.limits(), debit.kept(),
+                        : StoredBucket.current(previous, debit, now).debitedKept(debit.limits(), debit.kept(),
                                 debit.amountsMilli(), debit.countOnly(), debit.leaseId());
                 puts.add(TransactWriteItem.builder().put(Put.builder().tableName(items.table())
                         .item(items.bucketItem(debit, kept, stamps.get(i), now, previous))

@@ -4,19 +4,18 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Configuration items cached per process for {@code ttl} milliseconds. A call that needs several items loads the
  * missing ones in one batch; concurrent calls that need the same item wait for the one load in flight instead of
- * starting their own. Local writes invalidate at once. An entry is fresh from the reading it was loaded at until
+ * starting their own. A write made through this process invalidates its item at once. An entry is fresh from the reading it was loaded at until
  * {@code ttl} later. A clock that steps back makes no entry fresh again: an entry loaded after the reading shown now
  * is stale, and when the clock shows an earlier reading than the latest it showed, the entries stale at that latest
  * reading are dropped. The latest reading then comes down with the clock, so that a forward step taken back
@@ -28,7 +27,7 @@ final class ConfigCache {
     private record Entry(Map<String, AttributeValue> item, long loadedAt) {
     }
 
-    /** Every this many calls, expired entries are dropped, so that the cache holds only what was used lately. */
+    /** Every this many reads, expired entries are dropped, so that the cache holds only what was used lately. */
     private static final long SWEEP_EVERY = 4096;
     /**
      * How far behind the latest reading a reading must be to count as the clock stepping back: closer readings are
@@ -39,29 +38,24 @@ final class ConfigCache {
 
     private final ConcurrentHashMap<Map<String, AttributeValue>, CompletableFuture<Entry>> entries =
             new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong reads = new AtomicLong();
     /** The latest reading the clock showed to this cache since it last stepped back. */
-    private final java.util.concurrent.atomic.AtomicLong latest = new java.util.concurrent.atomic.AtomicLong(
-            Long.MIN_VALUE);
+    private final AtomicLong latest = new AtomicLong(Long.MIN_VALUE);
     private final Clock clock;
     private final long ttlMillis;
-    private final Function<List<Map<String, AttributeValue>>, Map<Map<String, AttributeValue>,
-            Map<String, AttributeValue>>> loader;
+    private final StoreCalls calls;
 
-    /**
-     * @param loader reads the given keys in one batch and returns the items found, keyed by their key
-     */
-    ConfigCache(Clock clock, long ttlMillis, Function<List<Map<String, AttributeValue>>,
-            Map<Map<String, AttributeValue>, Map<String, AttributeValue>>> loader) {
+    /** @param calls reads the missing items, in one batch per call */
+    ConfigCache(Clock clock, long ttlMillis, StoreCalls calls) {
         this.clock = clock;
         this.ttlMillis = ttlMillis;
-        this.loader = loader;
+        this.calls = calls;
     }
 
     /** The items at {@code keys} ({@code null} where absent), in the same order. */
     List<Map<String, AttributeValue>> get(List<Map<String, AttributeValue>> keys) {
         long now = observe();
-        if ((calls.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
+        if ((reads.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
             entries.values().removeIf(future -> isStale(future, now));
         }
         Map<Map<String, AttributeValue>, CompletableFuture<Entry>> mine = new LinkedHashMap<>();
@@ -99,7 +93,7 @@ final class ConfigCache {
     private void load(Map<Map<String, AttributeValue>, CompletableFuture<Entry>> mine, long now) {
         Map<Map<String, AttributeValue>, Map<String, AttributeValue>> found;
         try {
-            found = loader.apply(new ArrayList<>(mine.keySet()));
+            found = calls.batchGet(new ArrayList<>(mine.keySet()));
         } catch (RuntimeException e) {
             mine.forEach((key, future) -> {
                 entries.remove(key, future);
@@ -153,14 +147,5 @@ final class ConfigCache {
 
     void clear() {
         entries.clear();
-    }
-
-    static Map<Map<String, AttributeValue>, Map<String, AttributeValue>> byKey(
-            List<Map<String, AttributeValue>> items) {
-        Map<Map<String, AttributeValue>, Map<String, AttributeValue>> result = new HashMap<>();
-        for (Map<String, AttributeValue> item : items) {
-            result.put(Keys.key(item.get(Keys.PK).s(), item.get(Keys.SK).s()), item);
-        }
-        return result;
     }
 }

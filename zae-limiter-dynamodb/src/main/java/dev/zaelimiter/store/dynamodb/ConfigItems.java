@@ -4,11 +4,8 @@ import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -27,7 +24,7 @@ final class ConfigItems {
     ConfigItems(StoreCalls calls, Keys keys, Clock clock, long stampTtlMillis) {
         this.calls = calls;
         this.keys = keys;
-        this.cache = new ConfigCache(clock, stampTtlMillis, this::batchGet);
+        this.cache = new ConfigCache(clock, stampTtlMillis, calls);
     }
 
     /** The entity record and the four levels that apply to {@code entityId} on {@code resource}. */
@@ -53,21 +50,6 @@ final class ConfigItems {
             calls.decode("the configuration level " + ConfigScope.system(), () -> ItemCodec.level(items.get(4)));
             throw e;
         }
-    }
-
-    private Map<Map<String, AttributeValue>, Map<String, AttributeValue>> batchGet(
-            List<Map<String, AttributeValue>> wanted) {
-        String table = calls.table();
-        List<Map<String, AttributeValue>> found = new ArrayList<>();
-        Map<String, KeysAndAttributes> request = Map.of(table,
-                KeysAndAttributes.builder().keys(wanted).consistentRead(true).build());
-        while (!request.isEmpty()) {
-            Map<String, KeysAndAttributes> next = request;
-            BatchGetItemResponse response = calls.client().batchGetItem(b -> b.requestItems(next));
-            found.addAll(response.responses().getOrDefault(table, List.of()));
-            request = response.hasUnprocessedKeys() ? response.unprocessedKeys() : Map.of();
-        }
-        return ConfigCache.byKey(found);
     }
 
     /** One level as stored, read consistently (not through the cache). */

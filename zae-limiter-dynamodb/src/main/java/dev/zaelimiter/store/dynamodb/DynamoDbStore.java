@@ -305,7 +305,7 @@ public final class DynamoDbStore implements LimiterStore {
     /**
      * Gives back the tokens this process holds of limits that {@linkplain Limit#withLocalReservations() reserve}
      * (one write per bucket it holds tokens of), lets the writes in flight on the store's threads finish (for at most
-     * {@value LocalReservations#CLOSE_WAIT_MILLIS} ms) and stops them. Afterwards every operation raises
+     * {@value ReservationPool#CLOSE_WAIT_MILLIS} ms) and stops them. Afterwards every operation raises
      * {@link StoreUnavailableException}, which the limiter's {@link dev.zaelimiter.Unavailable} policy handles.
      */
     @Override

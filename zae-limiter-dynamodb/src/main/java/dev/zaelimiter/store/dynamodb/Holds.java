@@ -35,6 +35,15 @@ final class Holds {
     private Holds() {
     }
 
+    /**
+     * What one process's write does to its hold of a reserving limit besides the call's own amount: retire
+     * {@code used} milli-tokens it handed out, return {@code returned} unused ones, take {@code taken} new ones;
+     * the hold attribute must still read {@code oldEntry} ({@code null}: absent) and becomes {@code newEntry}
+     * ({@code null}: removed). It moves only the hold of {@code limit}, whatever other limits reserve.
+     */
+    record Exchange(String limit, String attribute, String oldEntry, long used, long returned, long taken, String newEntry) {
+    }
+
     /** One process's hold: milli-tokens held (unused or handed out and not yet retired) and until when (epoch ms). */
     record Hold(long amount, long expiry) {
 

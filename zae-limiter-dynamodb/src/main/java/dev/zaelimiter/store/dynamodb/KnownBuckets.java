@@ -100,7 +100,7 @@ final class KnownBuckets {
      * What this process's calls in flight take counts as taken.
      */
     static BucketState localRefusal(BucketDebit debit, Known k, BucketState estimate, long now) {
-        if (debit.countOnly() || debit.takesSlots() || !BucketItems.hardConsumption(debit)) {
+        if (debit.countOnly() || debit.takesSlots() || !hardConsumption(debit)) {
             return null;
         }
         for (Limit limit : debit.limits()) {
@@ -118,6 +118,16 @@ final class KnownBuckets {
             return estimate;
         }
         return null;
+    }
+
+    /** Whether {@code debit} takes from a limit that is not soft. */
+    private static boolean hardConsumption(BucketDebit debit) {
+        for (Limit limit : debit.limits()) {
+            if (!limit.isSoft() && debit.amountsMilli().getOrDefault(limit.name(), 0L) > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Counts the debit as in flight, so that this process's other threads do not count on the same tokens. */
@@ -200,7 +210,7 @@ final class KnownBuckets {
 
     /**
      * Remembers a bucket the store found short for {@code debit} when read at {@code now}, its state as of its last
-     * write ({@link BucketItems#written}); when this process expected it to pass, it lost a race for the last
+     * write ({@link StoredBucket#written}); when this process expected it to pass, it lost a race for the last
      * tokens: it stays away for a {@link #pause} and counts the bucket as contended for a while.
      */
     void learnRefusal(BucketDebit debit, String stamp, BucketState written, long now, boolean expected) {

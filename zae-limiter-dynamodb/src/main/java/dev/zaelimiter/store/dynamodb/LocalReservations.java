@@ -24,44 +24,21 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * This process's batches of tokens of limits that {@linkplain Limit#withLocalReservations() reserve}: calls are served
- * from a local pool; when it runs short one call writes for everyone (its own amount, the calls waiting behind it, and
- * a batch sized to the demand this process sees), and the others wait for that write instead of writing themselves.
- * Unused tokens go back to the bucket when the pool's hold nears its expiry, when the process stops asking, and on
- * close. See {@link Holds} for why totals stay exact.
- *
- * <p>Longer than most files on purpose: the pool's life (serving, combining waiting calls into one write, background
- * batches, returns when quiet, on close and when a process dies in tests) is one state machine under one monitor.
+ * from a pool this process holds ({@link ReservationPool}), without a request to the table; when it runs short one
+ * call writes for everyone (its own amount, the calls waiting behind it, and a batch sized to the demand this process
+ * sees), and the others wait for that write instead of writing themselves; a pool running low tops itself up in the
+ * background. Unused tokens go back to the bucket when the pool's hold nears its expiry, when the process stops
+ * asking, and on close. See {@link Holds} for why totals stay exact.
  */
 final class LocalReservations {
 
     private static final Logger log = LoggerFactory.getLogger(LocalReservations.class);
-
-    /** How long a hold lasts: the longest that unused tokens stay away from other processes (unless renewed). */
-    static final long HOLD_MILLIS = 1_000;
-
-    /** A pool stops handing out this long before its hold expires. */
-    static final long MARGIN_MILLIS = 100;
-
-    /** A batch covers about this much of the demand this process sees. */
-    static final long BATCH_MILLIS = 50;
-
-    /**
-     * After the bucket could not give what a write asked for, calls are refused locally until it will have refilled
-     * that much, as the write's answer shows it: at least this long, and at most {@link #HOLD_MILLIS}.
-     */
-    static final long PACE_MILLIS = 20;
-
-    /** The window over which this process measures its demand on a pool. */
-    private static final long RATE_WINDOW_MILLIS = 100;
 
     /** A pool with no demand for this long gives its tokens back. */
     private static final long IDLE_MILLIS = 200;
 
     /** How often pools that went quiet or near their expiry give their tokens back. */
     private static final long SWEEP_MILLIS = 100;
-
-    /** The longest close waits for a pool's write in flight before giving its tokens back. */
-    static final long CLOSE_WAIT_MILLIS = 30_000;
 
     /** The longest a call waits for another call's write to its pool; then the store counts as unavailable. */
     private static final long WAIT_MILLIS = 2_000;
@@ -70,78 +47,12 @@ final class LocalReservations {
     private final BucketWrites writes;
     private final Clock clock;
     private final Executor executor;
-    private final Map<PoolKey, Pool> pools = new ConcurrentHashMap<>();
+    private final Map<PoolKey, ReservationPool> pools = new ConcurrentHashMap<>();
     private ScheduledExecutorService sweeper;
     /** Set once by {@link #close()}: from then on no call takes a batch, so nothing is held after the sweep. */
     private volatile boolean closed;
 
     private record PoolKey(BucketKey bucket, String limit) {
-    }
-
-    /** One limit's local pool; guarded by its own monitor. */
-    private static final class Pool {
-        BucketDebit debit;
-        Limit limit;
-        String entry;
-        long entryAmount;
-        long unused;
-        long handed;
-        long expiry;
-        boolean exchanging;
-        /** Unmapped by the sweep: a call that finds it so takes the pool now mapped under its key. */
-        boolean evicted;
-        /** Holds tokens taken under a configuration no longer in force: they are given back, never handed out. */
-        boolean stale;
-        long waiting;
-        /** The span in which calls are refused locally: from the write that found the bucket short, until. */
-        long shortSince;
-        long shortUntil;
-        long windowStart;
-        long windowDemand;
-        long demandPerWindow;
-        long lastDemandAt;
-        /** How long this pool's writes take, smoothed, in nanoseconds. */
-        long writeNanos;
-        /** A batch that doubles each time calls find the pool dry while demand goes on; 0 once the pool idles. */
-        long grown;
-        BucketState state;
-
-        /**
-         * Whether a call at {@code now} is refused locally: a clock behind the write that found the bucket short
-         * asks the store, which counts from the bucket's last write (so does the in-memory store).
-         */
-        boolean isShort(long now) {
-            return now >= shortSince && now < shortUntil;
-        }
-
-        boolean usable(long now) {
-            return now < expiry - MARGIN_MILLIS;
-        }
-
-        void record(long amount, long now) {
-            if (now >= windowStart + RATE_WINDOW_MILLIS || now < windowStart) {
-                demandPerWindow = now >= windowStart + 2 * RATE_WINDOW_MILLIS ? windowDemand / 2 : windowDemand;
-                windowStart = now;
-                windowDemand = 0;
-            }
-            windowDemand += amount;
-            lastDemandAt = now;
-        }
-
-        /**
-         * The batch to ask for: the demand of about {@link #BATCH_MILLIS}, or of two writes when writes take longer
-         * (so that the next batch arrives before this one runs out), at most a quarter of the capacity.
-         */
-        long batch(long amount, long now) {
-            long demand = Math.max(demandPerWindow, windowDemand);
-            long span = Math.max(BATCH_MILLIS, 2 * TimeUnit.NANOSECONDS.toMillis(writeNanos));
-            long batch = Math.max(grown, demand * span / RATE_WINDOW_MILLIS);
-            if (batch < 2 * amount) {
-                return 0;
-            }
-            batch = Math.min(batch, Limits.parametersAt(limit, now).capacityMilli() / 4);
-            return batch - batch % Limits.MILLI;
-        }
     }
 
     LocalReservations(BucketWrites writes, Clock clock, Executor executor) {
@@ -177,10 +88,10 @@ final class LocalReservations {
     /** Decides {@code debit}, which takes from {@code limit} alone, from this process's pool when it can. */
     BucketWrites.Outcome acquire(BucketDebit debit, Limit limit, long now) {
         long amount = debit.amountsMilli().get(limit.name());
-        Pool pool = pools.get(new PoolKey(debit.key(), limit.name()));
+        ReservationPool pool = pools.get(new PoolKey(debit.key(), limit.name()));
         if (pool == null) {
             startSweeper();
-            pool = pools.computeIfAbsent(new PoolKey(debit.key(), limit.name()), k -> new Pool());
+            pool = pools.computeIfAbsent(new PoolKey(debit.key(), limit.name()), k -> new ReservationPool());
         }
         long used;
         long returned;
@@ -204,7 +115,7 @@ final class LocalReservations {
                     pool.unused -= amount;
                     pool.handed += amount;
                     prefetchIfLow(pool, amount, now);
-                    return new BucketWrites.Outcome(true, local(pool, now));
+                    return new BucketWrites.Outcome(true, view(pool, now));
                 }
                 if (!pool.exchanging) {
                     break;
@@ -231,7 +142,7 @@ final class LocalReservations {
                 // included) when that refuses the call too, else the pool's view
                 BucketState known = writes.estimate(debit, now);
                 boolean refuses = known != null && !known.admits(debit.limits(), debit.amountsMilli());
-                return new BucketWrites.Outcome(false, refuses ? known : local(pool, now));
+                return new BucketWrites.Outcome(false, refuses ? known : view(pool, now));
             }
             if (pool.windowDemand >= 2 * amount) {
                 long cap = Limits.parametersAt(limit, now).capacityMilli() / 4;
@@ -247,102 +158,23 @@ final class LocalReservations {
         long started = System.nanoTime();
         try {
             result = writes.exchange(debit, limit, process, pool.entry, pool.entryAmount, used, returned, wanted,
-                    now + HOLD_MILLIS, now);
+                    now + ReservationPool.HOLD_MILLIS, now);
             return new BucketWrites.Outcome(result.admitted(), result.state());
         } finally {
-            settle(pool, result, amount, used, returned, wanted, now, started);
+            pool.settle(result, amount, used, returned, wanted, now, started);
         }
     }
 
-    /**
-     * Takes what an exchange did into the pool, and wakes the calls waiting for it; a write that got less than the
-     * call's {@code amount} and the {@code wanted} batch leaves the pool refusing locally until the bucket refills.
-     */
-    private void settle(Pool pool, BucketWrites.Exchanged result, long amount, long used, long returned, long wanted,
-            long now, long startedNanos) {
-        synchronized (pool) {
-            long took = System.nanoTime() - startedNanos;
-            pool.writeNanos = pool.writeNanos == 0 ? took : (pool.writeNanos * 3 + took) / 4;
-            pool.exchanging = false;
-            pool.notifyAll();
-            pool.stale = pool.stale && result != null && !result.admitted() && !result.lost();
-            if (result == null) {
-                // the write's outcome is unknown: nothing held before may be handed out, and the next write reads
-                pool.entry = BucketWrites.UNKNOWN_ENTRY;
-                pool.unused = 0;
-                pool.handed = 0;
-                return;
-            }
-            pool.state = result.state();
-            if (result.lost()) {
-                pool.unused = 0;
-                pool.handed = 0;
-            }
-            if (!result.admitted()) {
-                if (!result.lost()) {
-                    pool.unused += returned;
-                }
-                pool.shortSince = now;
-                pool.shortUntil = now + refillWait(pool.limit, result.state(), amount + wanted);
-                pool.entry = result.entry();
-                pool.entryAmount = result.entryAmount();
-                if (result.lost()) {
-                    pool.handed = result.entryAmount();
-                }
-                if (result.entry() == null) {
-                    pool.expiry = 0;
-                }
-                return;
-            }
-            if (!result.lost()) {
-                pool.handed -= used;
-            }
-            pool.unused += result.taken();
-            pool.entry = result.entry();
-            pool.entryAmount = result.entryAmount();
-            pool.expiry = result.entry() == null ? 0 : now + HOLD_MILLIS;
-            if (result.taken() < wanted) {
-                pool.shortSince = now;
-                pool.shortUntil = now + refillWait(pool.limit, result.state(), wanted);
-            }
-        }
-    }
-
-    /**
-     * How long until the bucket, as {@code state} shows it to this process, has {@code need} milli-tokens again
-     * (never more than its capacity): from {@link #PACE_MILLIS} to {@link #HOLD_MILLIS}, since other processes'
-     * holds, which the refill does not see, come back within one hold's life.
-     */
-    private static long refillWait(Limit limit, BucketState state, long need) {
-        long capacity = Limits.parametersAt(limit, state.lastRefillMillis()).capacityMilli();
-        long wait = state.retryAfterMillis(limit, Math.min(need, capacity));
-        return Math.max(PACE_MILLIS, Math.min(wait, HOLD_MILLIS));
-    }
-
-    /**
-     * What a call served by the pool reports: the bucket as last written, with the limit showing what this process
-     * can still hand out without asking (never more than the bucket has: a debt shows as it is).
-     */
-    private BucketState local(Pool pool, long now) {
-        BucketState base = writes.estimate(pool.debit, now);  // the other limits as this process last wrote them
-        if (base == null) {
-            base = pool.state != null ? pool.state : BucketState.fresh(pool.debit.limits(), now);
-        }
-        Map<String, LimitState> limits = new HashMap<>(base.limits());
-        LimitState s = limits.get(pool.limit.name());
-        long balance = pool.usable(now) ? pool.unused : 0;
-        if (s != null && s.balanceMilli() < balance && s.balanceMilli() < 0) {
-            balance = s.balanceMilli();                   // a bucket in debt shows its debt, and waits it out
-        }
-        limits.put(pool.limit.name(), new LimitState(balance, s == null ? 0 : s.consumedMilli()));
-        return new BucketState(Math.max(now, base.lastRefillMillis()), limits);
+    /** What a call decided by {@code pool} reports ({@link ReservationPool#view}). */
+    private BucketState view(ReservationPool pool, long now) {
+        return pool.view(writes.estimate(pool.debit, now), now);  // the other limits as this process last wrote them
     }
 
     /** Asks for the next batch in the background when the pool runs low, so that calls need not wait for it. */
-    private void prefetchIfLow(Pool pool, long amount, long now) {
+    private void prefetchIfLow(ReservationPool pool, long amount, long now) {
         long batch = pool.batch(amount, now);
         if (batch == 0 || closed || pool.exchanging || pool.isShort(now)
-                || (pool.unused >= batch / 2 && now < pool.expiry - HOLD_MILLIS / 2)) {
+                || (pool.unused >= batch / 2 && now < pool.expiry - ReservationPool.HOLD_MILLIS / 2)) {
             return;
         }
         BucketDebit zero = pool.debit.withAmounts(Map.of(pool.limit.name(), 0L));
@@ -356,11 +188,11 @@ final class LocalReservations {
             BucketWrites.Exchanged result = null;
             try {
                 result = writes.exchange(zero, pool.limit, process, pool.entry, pool.entryAmount, used, returned,
-                        wanted, at + HOLD_MILLIS, at);
+                        wanted, at + ReservationPool.HOLD_MILLIS, at);
             } catch (RuntimeException e) {
                 log.debug("background reservation for {} failed: {}", pool.debit.key(), e.toString());
             } finally {
-                settle(pool, result, 0, used, returned, wanted, at, started);
+                pool.settle(result, 0, used, returned, wanted, at, started);
             }
         };
         try {
@@ -376,21 +208,22 @@ final class LocalReservations {
      */
     void sweep(boolean all) {
         long now = clock.millis();
-        for (Map.Entry<PoolKey, Pool> mapped : List.copyOf(pools.entrySet())) {
-            Pool pool = mapped.getValue();
+        for (Map.Entry<PoolKey, ReservationPool> mapped : List.copyOf(pools.entrySet())) {
+            ReservationPool pool = mapped.getValue();
             long used;
             long returned;
             BucketDebit zero;
             synchronized (pool) {
                 if (all) {
-                    awaitExchange(pool);
+                    pool.awaitExchange();
                 }
                 if (pool.entry == null && !pool.exchanging && pool.waiting == 0 && pool.unused == 0
                         && pool.handed == 0 && now - pool.lastDemandAt >= IDLE_MILLIS) {
                     pool.evicted = pools.remove(mapped.getKey(), pool);
                     continue;
                 }
-                boolean idle = now - pool.lastDemandAt >= IDLE_MILLIS || now >= pool.expiry - MARGIN_MILLIS - 250;
+                boolean idle = now - pool.lastDemandAt >= IDLE_MILLIS
+                        || now >= pool.expiry - ReservationPool.MARGIN_MILLIS - 250;
                 if (pool.exchanging || pool.entry == null || pool.debit == null || !(all || idle)) {
                     continue;
                 }
@@ -405,11 +238,11 @@ final class LocalReservations {
             long started = System.nanoTime();
             try {
                 result = writes.exchange(zero, pool.limit, process, pool.entry, pool.entryAmount, used, returned, 0,
-                        now + HOLD_MILLIS, now);
+                        now + ReservationPool.HOLD_MILLIS, now);
             } catch (RuntimeException e) {
                 log.debug("returning reserved tokens of {} failed: {}", pool.debit.key(), e.toString());
             } finally {
-                settle(pool, result, 0, used, returned, 0, now, started);
+                pool.settle(result, 0, used, returned, 0, now, started);
             }
         }
     }
@@ -450,13 +283,14 @@ final class LocalReservations {
     }
 
     /**
-     * Stops {@code executor} once the tasks it runs have finished, for at most {@link #CLOSE_WAIT_MILLIS}: a write in
-     * flight is not interrupted (an interrupted request is aborted, its outcome unknown) unless the store hangs.
+     * Stops {@code executor} once the tasks it runs have finished, for at most
+     * {@link ReservationPool#CLOSE_WAIT_MILLIS}: a write in flight is not interrupted (an interrupted request is
+     * aborted, its outcome unknown) unless the store hangs.
      */
     static void stop(ExecutorService executor) {
         executor.shutdown();
         try {
-            if (executor.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+            if (executor.awaitTermination(ReservationPool.CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                 return;
             }
         } catch (InterruptedException e) {
@@ -471,28 +305,12 @@ final class LocalReservations {
      */
     void halt() {
         stopSweeper();
-        for (Pool pool : pools.values()) {
+        for (ReservationPool pool : pools.values()) {
             synchronized (pool) {
-                awaitExchange(pool);
+                pool.awaitExchange();
             }
         }
         pools.clear();
-    }
-
-    /**
-     * Waits for the pool's write in flight (at most {@link #CLOSE_WAIT_MILLIS}: a slow store must not keep what it
-     * holds from being given back); the caller holds the pool's monitor.
-     */
-    private static void awaitExchange(Pool pool) {
-        long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
-        while (pool.exchanging && System.nanoTime() < waitUntil) {
-            try {
-                pool.wait(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
     }
 
     /** How many pools this process keeps. */

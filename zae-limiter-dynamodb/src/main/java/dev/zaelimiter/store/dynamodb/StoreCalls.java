@@ -5,10 +5,13 @@ import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.TableNotFoundException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -75,6 +78,25 @@ final class StoreCalls {
             var response = client.getItem(b -> b.tableName(table).key(key).consistentRead(true));
             return response.hasItem() && !response.item().isEmpty() ? response.item() : null;
         });
+    }
+
+    /**
+     * The items at {@code keys}, read consistently in {@code BatchGetItem} requests until none is left unprocessed,
+     * keyed by their key; a key without an item has no entry.
+     */
+    Map<Map<String, AttributeValue>, Map<String, AttributeValue>> batchGet(List<Map<String, AttributeValue>> keys) {
+        Map<Map<String, AttributeValue>, Map<String, AttributeValue>> found = new HashMap<>();
+        Map<String, KeysAndAttributes> request = Map.of(table,
+                KeysAndAttributes.builder().keys(keys).consistentRead(true).build());
+        while (!request.isEmpty()) {
+            Map<String, KeysAndAttributes> next = request;
+            BatchGetItemResponse response = client.batchGetItem(b -> b.requestItems(next));
+            for (Map<String, AttributeValue> item : response.responses().getOrDefault(table, List.of())) {
+                found.put(Keys.key(item.get(Keys.PK).s(), item.get(Keys.SK).s()), item);
+            }
+            request = response.hasUnprocessedKeys() ? response.unprocessedKeys() : Map.of();
+        }
+        return found;
     }
 
     /** Every item {@code request} matches, all pages read. */

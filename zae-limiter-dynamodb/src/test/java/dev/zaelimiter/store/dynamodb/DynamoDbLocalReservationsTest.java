@@ -269,7 +269,7 @@ class DynamoDbLocalReservationsTest {
             stores.get(0).tryAcquire(List.of(one), readBeforeStall);
         }
         assertThat(Holds.held(stores.get(1).bucketItemForTest("tenant", "api"), "r")).isPositive();
-        clock.advance(Duration.ofMillis(LocalReservations.HOLD_MILLIS - LocalReservations.MARGIN_MILLIS / 2));
+        clock.advance(Duration.ofMillis(ReservationPool.HOLD_MILLIS - ReservationPool.MARGIN_MILLIS / 2));
         counter.reset();
         stores.get(0).tryAcquire(List.of(one), readBeforeStall);
         assertThat(counter.count("UpdateItem")).as("the hold is past its margin by the store's clock: written")
