@@ -2,9 +2,9 @@ package dev.zaelimiter.store;
 
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.internal.algorithm.LimitRules;
 import dev.zaelimiter.Limit;
 
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -120,30 +120,17 @@ public sealed class BucketState permits BucketState.Refilled {
      */
     public static LimitState refilledLimit(Limit limit, LimitState old, long lastRefillMillis, long now) {
         Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, lastRefillMillis));
-        LimitState next;
         if (limit.isConcurrency()) {
-            next = slots(limit, old, Math.max(now, lastRefillMillis), p.capacityMilli());
-        } else if (old == null) {
-            next = new LimitState(p.capacityMilli(), 0);
-        } else if (p.drips()) {
-            long balance = BucketMath.refill(old.balanceMilli(), p.capacityMilli(), p.refillAmountMilli(),
-                    p.refillPeriodMillis(), lastRefillMillis, now);
-            next = balance == old.balanceMilli() ? old
-                    : new LimitState(balance, old.consumedMilli(), old.windowStartMillis());
-        } else if (now > lastRefillMillis && Limits.nextResetAfter(limit, lastRefillMillis) <= now) {
-            next = new LimitState(p.capacityMilli(), old.consumedMilli());
-        } else if (old.inWindow() && now >= sessionEnd(limit, old)) {
-            next = new LimitState(p.capacityMilli(), old.consumedMilli());
-        } else if (!old.inWindow() && limit.resetAfter().isPresent() && old.balanceMilli() != p.capacityMilli()) {
-            // a session quota outside a session is full: a balance kept from a limit of another kind, or from
-            // before a capacity change, belongs to no session that could ever end and give it back
-            next = new LimitState(p.capacityMilli(), old.consumedMilli());
-        } else if (old.balanceMilli() > p.capacityMilli()) {
-            next = new LimitState(p.capacityMilli(), old.consumedMilli(), old.windowStartMillis());
-        } else {
-            next = old;
+            return slots(limit, old, Math.max(now, lastRefillMillis), p.capacityMilli());
         }
-        return next;
+        if (old == null) {
+            return new LimitState(p.capacityMilli(), 0);
+        }
+        long balance = LimitRules.refilledBalance(limit, p, old.balanceMilli(), old.windowStartMillis(),
+                lastRefillMillis, now);
+        long window = LimitRules.refilledWindow(limit, p, old.windowStartMillis(), lastRefillMillis, now);
+        return balance == old.balanceMilli() && window == old.windowStartMillis() ? old
+                : new LimitState(balance, old.consumedMilli(), window);
     }
 
     /** A concurrency limit's state with the slots that expired by {@code now} given back. */
@@ -165,11 +152,6 @@ public sealed class BucketState permits BucketState.Refilled {
         }
         long free = capacityMilli - live.size() * Limits.MILLI;
         return new LimitState(free, old.consumedMilli(), LimitState.NO_WINDOW, live);
-    }
-
-    private static long sessionEnd(Limit limit, LimitState state) {
-        Duration length = limit.resetAfter().orElse(null);
-        return length == null ? Long.MAX_VALUE : BucketMath.saturatedAdd(state.windowStartMillis(), length.toMillis());
     }
 
     /** Whether every hard limit in {@code limits} holds what {@code amountsMilli} asks of it. Soft limits pass. */
@@ -244,17 +226,14 @@ public sealed class BucketState permits BucketState.Refilled {
      */
     public static LimitState debitedLimit(Limit limit, LimitState old, long atMillis, long amount, boolean countOnly,
             String leaseId) {
-        long balance = countOnly ? old.balanceMilli() : BucketMath.saturatedSubtract(old.balanceMilli(), amount);
-        long window = old.windowStartMillis();
+        long window = LimitRules.debitedWindow(limit, old.windowStartMillis(), amount, countOnly, atMillis);
         Map<String, Long> holders = old.holders();
-        if (!countOnly && amount > 0 && window == LimitState.NO_WINDOW && limit.resetAfter().isPresent()) {
-            window = atMillis;
-        }
         if (!countOnly && amount > 0 && limit.isConcurrency() && leaseId != null) {
             holders = new HashMap<>(holders);
             holders.put(leaseId, atMillis + limit.leaseTimeout().orElseThrow().toMillis());
         }
-        return new LimitState(balance, BucketMath.saturatedAdd(old.consumedMilli(), amount), window, holders);
+        return new LimitState(LimitRules.debitedBalance(old.balanceMilli(), amount, countOnly),
+                LimitRules.debitedConsumed(old.consumedMilli(), amount), window, holders);
     }
 
     /**
@@ -466,7 +445,7 @@ public sealed class BucketState permits BucketState.Refilled {
             candidates = new long[] {from, BucketMath.saturatedAdd(lastRefillMillis, wait)};
         } else {
             candidates = new long[] {from, Limits.nextResetAfter(limit, lastRefillMillis),
-                    state.inWindow() ? sessionEnd(limit, state) : Long.MAX_VALUE};
+                    state.inWindow() ? LimitRules.sessionEnd(limit, state.windowStartMillis()) : Long.MAX_VALUE};
         }
         Arrays.sort(candidates);
         List<Limit> one = List.of(limit);

@@ -21,7 +21,7 @@ import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.UsageGranularity;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.resolution.ConfigResolver;
-import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.internal.algorithm.LimitRules;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -633,9 +633,9 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     }
 
     /**
-     * {@link #takeOne} on a cell that holds one limit's state, or none yet: a dripping limit kept in the cell's
-     * fields is refilled and debited there, allocating nothing; any other through {@link BucketState}'s per-limit
-     * transitions.
+     * {@link #takeOne} on a cell that holds one limit's state, or none yet: a limit that holds tokens, kept in the
+     * cell's fields, is refilled and debited there, allocating nothing; any other through {@link BucketState}'s
+     * per-limit transitions.
      */
     private static <C> boolean takeSingle(Cell cell, Take take, long now, Outcome<C> outcome, C call) {
         Limit limit = take.limits().get(0);
@@ -667,36 +667,28 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     }
 
     /**
-     * {@link #takeOne} on a dripping limit kept in the plain fields of a cell: the refill, check and debit of
-     * {@link BucketState#refilledLimit} and {@link BucketState#debitedLimit}, in place. A limit that does not drip
-     * at this instant (a schedule can make it a quota) goes the way of the other states.
+     * {@link #takeOne} on a limit kept in the plain fields of a cell: the refill, check and debit of {@link
+     * LimitRules}, which {@link BucketState} follows too, in place.
      */
     private static <C> boolean takeInline(Cell cell, Limit limit, Take take, long now, Outcome<C> outcome, C call) {
-        long last = cell.lastRefillMillis;
-        Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, last));
-        if (!p.drips()) {
-            return takeOneState(cell, limit, take, now, outcome, call);
-        }
         long amountMilli = take.amountMilli();
         boolean countOnly = take.countOnly();
-        long balance = BucketMath.refill(cell.balanceMilli, p.capacityMilli(), p.refillAmountMilli(),
-                p.refillPeriodMillis(), last, now);
-        if (!countOnly && BucketState.refuses(limit, amountMilli, balance, false)) {
+        long last = cell.lastRefillMillis;
+        Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, last));
+        long balance = LimitRules.refilledBalance(limit, p, cell.balanceMilli, cell.windowStartMillis, last, now);
+        if (BucketState.refuses(limit, amountMilli, balance, countOnly)) {
             outcome.refused(call, cell.state());
             return false;
         }
         long at = Math.max(last, now);
+        long window = LimitRules.refilledWindow(limit, p, cell.windowStartMillis, last, now);
         if (amountMilli != 0) {
-            if (!countOnly) {
-                balance = BucketMath.saturatedSubtract(balance, amountMilli);
-                if (amountMilli > 0 && cell.windowStartMillis == LimitState.NO_WINDOW
-                        && limit.resetAfter().isPresent()) {
-                    cell.windowStartMillis = at;
-                }
-            }
-            cell.consumedMilli = BucketMath.saturatedAdd(cell.consumedMilli, amountMilli);
+            balance = LimitRules.debitedBalance(balance, amountMilli, countOnly);
+            window = LimitRules.debitedWindow(limit, window, amountMilli, countOnly, at);
+            cell.consumedMilli = LimitRules.debitedConsumed(cell.consumedMilli, amountMilli);
         }
         cell.balanceMilli = balance;
+        cell.windowStartMillis = window;
         cell.lastRefillMillis = at;
         cell.limits = take.limits();
         outcome.admitted(call, balance, at);
