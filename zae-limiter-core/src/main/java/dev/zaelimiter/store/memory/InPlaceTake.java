@@ -23,21 +23,19 @@ final class InPlaceTake {
     private InPlaceTake() {
     }
 
-    /** Decides {@code take} on {@code cell} at {@code now}; tells {@code outcome}; whether it admitted. */
-    static <C> boolean take(Cell cell, Take take, long now, Outcome<C> outcome, C call) {
-        cell.endIfOver(take.limits(), now);
-        return cell.holdsOne()
-                ? takeSingle(cell, take, now, outcome, call)
-                : takeOneOfMany(cell, take, now, outcome, call);
-    }
-
     /**
-     * {@link #take} on a cell that holds one limit's state, or none yet: a limit that holds tokens, kept in the
-     * cell's fields, is refilled and debited there, allocating nothing; any other through {@link BucketState}'s
-     * per-limit transitions.
+     * Decides {@code take} on {@code cell} at {@code now}, tells {@code outcome}, and answers whether it admitted: a
+     * limit that holds tokens, kept in the cell's fields, is refilled and debited there, allocating nothing; any
+     * other single limit through {@link BucketState}'s per-limit transitions; a cell of several limits the general
+     * way.
      */
-    private static <C> boolean takeSingle(Cell cell, Take take, long now, Outcome<C> outcome, C call) {
-        Limit limit = take.limits().get(0);
+    static <C> boolean take(Cell cell, Take take, long now, Outcome<C> outcome, C call) {
+        List<Limit> limits = take.limits();
+        cell.endIfOver(limits, now);
+        if (!cell.holdsOne()) {
+            return takeOneOfMany(cell, take, now, outcome, call);
+        }
+        Limit limit = limits.get(0);
         return cell.states == Cell.INLINE && !limit.isConcurrency() && sameName(cell.limits, limit)
                 && !cell.limits.get(0).isConcurrency()
                 ? takeInline(cell, limit, take, now, outcome, call)
