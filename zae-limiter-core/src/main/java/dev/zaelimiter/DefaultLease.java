@@ -45,9 +45,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public synchronized void adjust(String limitName, long amount) {
-        if (closed) {
-            throw new LeaseClosedException("adjust " + limitName);
-        }
+        requireOpen(closed, "adjust", limitName);
         Identifiers.limitName("limitName", limitName);
         Resolution primary = plan.primary();
         Limit limit = primary.limit(limitName);
@@ -89,9 +87,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public synchronized void rollback() {
-        if (closed) {
-            throw new LeaseClosedException("roll back");
-        }
+        requireOpen(closed, "roll back", null);
         closed = true;
         List<BucketDebit> refunds = new ArrayList<>(debits.size());
         for (int i = 0; i < debits.size(); i++) {
@@ -138,9 +134,7 @@ final class DefaultLease implements Lease {
 
     @Override
     public synchronized boolean extend() {
-        if (closed) {
-            throw new LeaseClosedException("extend");
-        }
+        requireOpen(closed, "extend", null);
         List<BucketDebit> holding = debits.stream().filter(BucketDebit::takesSlots).toList();
         if (holding.isEmpty()) {
             return true;
@@ -223,6 +217,16 @@ final class DefaultLease implements Lease {
         return built;
     }
 
+    /**
+     * Throws {@link LeaseClosedException} when a lease is {@code closed}, naming the {@code action} tried and its
+     * {@code subject} (or none); the message is only built when it is thrown.
+     */
+    static void requireOpen(boolean closed, String action, String subject) {
+        if (closed) {
+            throw new LeaseClosedException(subject == null ? action : action + " " + subject);
+        }
+    }
+
     /** The lease of a call admitted while the store was unavailable: debits nothing. */
     private static final class DegradedLease implements Lease {
 
@@ -230,16 +234,12 @@ final class DefaultLease implements Lease {
 
         @Override
         public synchronized void adjust(String limitName, long amount) {
-            if (closed) {
-                throw new LeaseClosedException("adjust " + limitName);
-            }
+            requireOpen(closed, "adjust", limitName);
         }
 
         @Override
         public synchronized void rollback() {
-            if (closed) {
-                throw new LeaseClosedException("roll back");
-            }
+            requireOpen(closed, "roll back", null);
             closed = true;
         }
 
@@ -250,9 +250,7 @@ final class DefaultLease implements Lease {
 
         @Override
         public synchronized boolean extend() {
-            if (closed) {
-                throw new LeaseClosedException("extend");
-            }
+            requireOpen(closed, "extend", null);
             return true;
         }
 

@@ -98,17 +98,13 @@ final class OneLimitLease implements Lease {
 
     @Override
     public synchronized void adjust(String limitName, long amount) {
-        if (closed) {
-            throw new LeaseClosedException("adjust " + limitName);
-        }
+        DefaultLease.requireOpen(closed, "adjust", limitName);
         full().adjust(limitName, amount);
     }
 
     @Override
     public synchronized void rollback() {
-        if (closed) {
-            throw new LeaseClosedException("roll back");
-        }
+        DefaultLease.requireOpen(closed, "roll back", null);
         full().rollback();
         closed = true;
     }
@@ -133,9 +129,7 @@ final class OneLimitLease implements Lease {
 
     @Override
     public synchronized boolean extend() {
-        if (closed) {
-            throw new LeaseClosedException("extend");
-        }
+        DefaultLease.requireOpen(closed, "extend", null);
         return true;
     }
 

@@ -4,7 +4,6 @@ import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.BucketMath;
 
-import java.math.BigInteger;
 import java.util.List;
 
 /**
@@ -57,16 +56,8 @@ public final class BucketLife {
 
     /** How long {@code limit} takes to fill from empty, exactly, at most {@code Long.MAX_VALUE / 4}. */
     private static long fillMillis(Limit limit) {
-        long capacity = Limits.capacityMilli(limit);
-        long period = Limits.refillPeriodMillis(limit);
-        long product = capacity * period;
-        if (Math.multiplyHigh(capacity, period) == 0 && product >= 0) {
-            return product / Limits.refillAmountMilli(limit);
-        }
-        // the product needs more than 63 bits (a large capacity over a long period): divide it exactly
-        return BigInteger.valueOf(capacity).multiply(BigInteger.valueOf(period))
-                .divide(BigInteger.valueOf(Limits.refillAmountMilli(limit)))
-                .min(BigInteger.valueOf(Long.MAX_VALUE / 4)).longValueExact();
+        return Math.min(Long.MAX_VALUE / 4, BucketMath.multiplyDivide(Limits.capacityMilli(limit),
+                Limits.refillPeriodMillis(limit), Limits.refillAmountMilli(limit)));
     }
 
     /**

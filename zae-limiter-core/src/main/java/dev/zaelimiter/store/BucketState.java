@@ -2,10 +2,9 @@ package dev.zaelimiter.store;
 
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.internal.algorithm.LimitRules;
 import dev.zaelimiter.Limit;
 
-import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +20,10 @@ import java.util.Objects;
  * refused call: the next call refills from that stored state again, with the parameters in force then, so
  * {@link #retryAfterMillis} has to start from it to find when a request really passes.
  *
- * <p>Longer than most files on purpose: every transition of a bucket (refill, check, debit, adjust, renew, retry-
- * after) is a pure function of this one immutable value, so that both stores apply exactly the same rules.
+ * <p>Every transition of a bucket (refill, check, debit, adjust, renew, retry-after) is a pure function of this one
+ * immutable value, so that every store applies exactly the same rules; the rules of one limit that holds tokens are
+ * written once, over plain values, in {@code LimitRules}, which the in-memory store's in-place decision also
+ * follows.
  */
 public sealed class BucketState permits BucketState.Refilled {
 
@@ -60,7 +61,7 @@ public sealed class BucketState permits BucketState.Refilled {
     }
 
     /** The state this one was refilled from, or this one when it was not refilled. */
-    private BucketState origin() {
+    BucketState origin() {
         return this instanceof Refilled refilled ? refilled.origin : this;
     }
 
@@ -120,30 +121,17 @@ public sealed class BucketState permits BucketState.Refilled {
      */
     public static LimitState refilledLimit(Limit limit, LimitState old, long lastRefillMillis, long now) {
         Limits.Parameters p = Limits.parametersAt(limit, Math.max(now, lastRefillMillis));
-        LimitState next;
         if (limit.isConcurrency()) {
-            next = slots(limit, old, Math.max(now, lastRefillMillis), p.capacityMilli());
-        } else if (old == null) {
-            next = new LimitState(p.capacityMilli(), 0);
-        } else if (p.drips()) {
-            long balance = BucketMath.refill(old.balanceMilli(), p.capacityMilli(), p.refillAmountMilli(),
-                    p.refillPeriodMillis(), lastRefillMillis, now);
-            next = balance == old.balanceMilli() ? old
-                    : new LimitState(balance, old.consumedMilli(), old.windowStartMillis());
-        } else if (now > lastRefillMillis && Limits.nextResetAfter(limit, lastRefillMillis) <= now) {
-            next = new LimitState(p.capacityMilli(), old.consumedMilli());
-        } else if (old.inWindow() && now >= sessionEnd(limit, old)) {
-            next = new LimitState(p.capacityMilli(), old.consumedMilli());
-        } else if (!old.inWindow() && limit.resetAfter().isPresent() && old.balanceMilli() != p.capacityMilli()) {
-            // a session quota outside a session is full: a balance kept from a limit of another kind, or from
-            // before a capacity change, belongs to no session that could ever end and give it back
-            next = new LimitState(p.capacityMilli(), old.consumedMilli());
-        } else if (old.balanceMilli() > p.capacityMilli()) {
-            next = new LimitState(p.capacityMilli(), old.consumedMilli(), old.windowStartMillis());
-        } else {
-            next = old;
+            return slots(limit, old, Math.max(now, lastRefillMillis), p.capacityMilli());
         }
-        return next;
+        if (old == null) {
+            return new LimitState(p.capacityMilli(), 0);
+        }
+        long balance = LimitRules.refilledBalance(limit, p, old.balanceMilli(), old.windowStartMillis(),
+                lastRefillMillis, now);
+        long window = LimitRules.refilledWindow(limit, p, old.windowStartMillis(), lastRefillMillis, now);
+        return balance == old.balanceMilli() && window == old.windowStartMillis() ? old
+                : new LimitState(balance, old.consumedMilli(), window);
     }
 
     /** A concurrency limit's state with the slots that expired by {@code now} given back. */
@@ -165,11 +153,6 @@ public sealed class BucketState permits BucketState.Refilled {
         }
         long free = capacityMilli - live.size() * Limits.MILLI;
         return new LimitState(free, old.consumedMilli(), LimitState.NO_WINDOW, live);
-    }
-
-    private static long sessionEnd(Limit limit, LimitState state) {
-        Duration length = limit.resetAfter().orElse(null);
-        return length == null ? Long.MAX_VALUE : BucketMath.saturatedAdd(state.windowStartMillis(), length.toMillis());
     }
 
     /** Whether every hard limit in {@code limits} holds what {@code amountsMilli} asks of it. Soft limits pass. */
@@ -244,17 +227,14 @@ public sealed class BucketState permits BucketState.Refilled {
      */
     public static LimitState debitedLimit(Limit limit, LimitState old, long atMillis, long amount, boolean countOnly,
             String leaseId) {
-        long balance = countOnly ? old.balanceMilli() : BucketMath.saturatedSubtract(old.balanceMilli(), amount);
-        long window = old.windowStartMillis();
+        long window = LimitRules.debitedWindow(limit, old.windowStartMillis(), amount, countOnly, atMillis);
         Map<String, Long> holders = old.holders();
-        if (!countOnly && amount > 0 && window == LimitState.NO_WINDOW && limit.resetAfter().isPresent()) {
-            window = atMillis;
-        }
         if (!countOnly && amount > 0 && limit.isConcurrency() && leaseId != null) {
             holders = new HashMap<>(holders);
             holders.put(leaseId, atMillis + limit.leaseTimeout().orElseThrow().toMillis());
         }
-        return new LimitState(balance, BucketMath.saturatedAdd(old.consumedMilli(), amount), window, holders);
+        return new LimitState(LimitRules.debitedBalance(old.balanceMilli(), amount, countOnly),
+                LimitRules.debitedConsumed(old.consumedMilli(), amount), window, holders);
     }
 
     /**
@@ -414,74 +394,7 @@ public sealed class BucketState permits BucketState.Refilled {
      *         {@code needMilli} exceeds every capacity the limit has or no later segment could admit it
      */
     public long retryAfterMillis(Limit limit, long needMilli) {
-        if (balanceMilli(limit.name()) >= needMilli) {
-            return 0;
-        }
-        if (needMilli > Limits.maxCapacityMilli(limit)) {
-            return BucketMath.NEVER;
-        }
-        BucketState stored = origin();
-        long now = lastRefillMillis;
-        long from = now;
-        for (int step = 0; step < MAX_SCHEDULE_STEPS; step++) {
-            long until = Limits.nextChangeAfter(limit, from);
-            long admitted = stored.firstAdmission(limit, needMilli, from, until, step == 0 ? this : null);
-            if (admitted != BucketMath.NEVER) {
-                return admitted - now;
-            }
-            if (until == Limits.NEVER) {
-                return BucketMath.NEVER;
-            }
-            from = until;
-        }
-        return from - now;
-    }
-
-    /**
-     * The first instant in {@code [from, until)}, a span in which {@code limit}'s parameters do not change, at which
-     * this state refilled to it covers {@code needMilli}; {@link BucketMath#NEVER} when there is none. Within such a
-     * span a refilled balance only grows, and only continuously (a drip) or at a few instants (a reset edge, the end
-     * of a session, a slot's expiry), so the first instant is {@code from} or one of those; each candidate is checked
-     * with {@link #refilled} itself. {@code knownAtFrom}, when given, is this state refilled to {@code from}.
-     */
-    private long firstAdmission(Limit limit, long needMilli, long from, long until, BucketState knownAtFrom) {
-        Limits.Parameters p = Limits.parametersAt(limit, from);
-        if (needMilli > p.capacityMilli()) {
-            return BucketMath.NEVER;
-        }
-        LimitState state = limits.get(limit.name());
-        long[] candidates;
-        if (state == null) {
-            candidates = new long[] {from};
-        } else if (limit.isConcurrency()) {
-            candidates = new long[state.holders().size() + 1];
-            candidates[0] = from;
-            int i = 1;
-            for (long expiry : state.holders().values()) {
-                candidates[i++] = expiry;
-            }
-        } else if (p.drips()) {
-            long wait = BucketMath.retryAfterMillis(Math.min(state.balanceMilli(), p.capacityMilli()), needMilli,
-                    p.capacityMilli(), p.refillAmountMilli(), p.refillPeriodMillis(), lastRefillMillis);
-            candidates = new long[] {from, BucketMath.saturatedAdd(lastRefillMillis, wait)};
-        } else {
-            candidates = new long[] {from, Limits.nextResetAfter(limit, lastRefillMillis),
-                    state.inWindow() ? sessionEnd(limit, state) : Long.MAX_VALUE};
-        }
-        Arrays.sort(candidates);
-        List<Limit> one = List.of(limit);
-        Map<String, Long> need = Map.of(limit.name(), needMilli);
-        for (long candidate : candidates) {
-            if (candidate >= until) {
-                break;
-            }
-            long at = Math.max(candidate, from);
-            BucketState then = at == from && knownAtFrom != null ? knownAtFrom : refilled(one, at);
-            if (then.covers(limit.name(), need)) {
-                return at;
-            }
-        }
-        return BucketMath.NEVER;
+        return ScheduleWalk.retryAfterMillis(this, limit, needMilli);
     }
 
     @Override

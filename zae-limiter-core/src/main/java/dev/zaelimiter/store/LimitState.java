@@ -1,5 +1,7 @@
 package dev.zaelimiter.store;
 
+import dev.zaelimiter.internal.algorithm.LimitRules;
+
 import java.util.Map;
 
 /**
@@ -18,7 +20,7 @@ public record LimitState(long balanceMilli, long consumedMilli, long windowStart
     public static final long MILLI = 1000L;
 
     /** No session window is running. */
-    public static final long NO_WINDOW = Long.MIN_VALUE;
+    public static final long NO_WINDOW = LimitRules.NO_WINDOW;
 
     public LimitState {
         holders = Map.copyOf(holders);

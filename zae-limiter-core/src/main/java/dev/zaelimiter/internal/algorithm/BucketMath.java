@@ -72,6 +72,19 @@ public final class BucketMath {
         return t.bitLength() < 64 && t.longValue() != NEVER ? t.longValue() : NEVER;
     }
 
+    /**
+     * {@code floor(a * b / divisor)} for non-negative {@code a} and {@code b} and a positive {@code divisor}, exact
+     * even when the product needs more than 63 bits, saturating at {@code Long.MAX_VALUE}.
+     */
+    public static long multiplyDivide(long a, long b, long divisor) {
+        long product = a * b;
+        if (Math.multiplyHigh(a, b) == 0 && product >= 0) {
+            return product / divisor;
+        }
+        BigInteger exact = BigInteger.valueOf(a).multiply(BigInteger.valueOf(b)).divide(BigInteger.valueOf(divisor));
+        return exact.bitLength() < 64 ? exact.longValue() : Long.MAX_VALUE;
+    }
+
     /** Adds {@code delta} (either sign) to {@code balance}, saturating, and never above {@code capacity}. */
     public static long add(long balance, long delta, long capacity) {
         return Math.min(capacity, saturatedAdd(balance, delta));

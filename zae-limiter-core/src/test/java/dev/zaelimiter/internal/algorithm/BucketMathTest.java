@@ -538,4 +538,17 @@ class BucketMathTest {
         assertThat(BucketMath.refill(0, Limits.capacityMilli(custom), Limits.refillAmountMilli(custom),
                 Limits.refillPeriodMillis(custom), 0, 3 * SECOND)).isEqualTo(7 * Limits.MILLI);
     }
+
+    @Test
+    @DisplayName("multiplyDivide is floor(a * b / divisor), exact past 63 bits, saturating past the long range")
+    void multiplyDivideIsExactAndSaturates() {
+        assertThat(BucketMath.multiplyDivide(7, 10, 3)).isEqualTo(23);
+        long a = MAX_MILLI;
+        long b = TEN_YEARS;
+        long divisor = TEN_YEARS - 1;
+        assertThat(Math.multiplyHigh(a, b)).as("the product needs more than 63 bits").isNotZero();
+        assertThat(BucketMath.multiplyDivide(a, b, divisor)).isEqualTo(
+                big(a).multiply(big(b)).divide(big(divisor)).longValueExact());
+        assertThat(BucketMath.multiplyDivide(Long.MAX_VALUE, Long.MAX_VALUE, 2)).isEqualTo(Long.MAX_VALUE);
+    }
 }

@@ -18,12 +18,12 @@ class CountingCellTest {
     private static final BucketKey KEY = new BucketKey("user-1", "api");
     private static final long NOW = 1_780_000_000_000L;
 
-    private final Queue<InMemoryStore.PendingUsage> pending = new ArrayDeque<>();
-    private final InMemoryStore.CountingCell cell = new InMemoryStore.CountingCell();
+    private final Queue<PendingUsage> pending = new ArrayDeque<>();
+    private final CountingCell cell = new CountingCell();
 
     private UsageCounts total() {
         UsageCounts sum = UsageCounts.ZERO;
-        for (InMemoryStore.PendingUsage usage : pending) {
+        for (PendingUsage usage : pending) {
             assertThat(usage.key()).isEqualTo(KEY);
             assertThat(usage.limitName()).isEqualTo("rps");
             assertThat(usage.hourStart()).isEqualTo(Math.floorDiv(NOW, 3_600_000L) * 3_600_000L);

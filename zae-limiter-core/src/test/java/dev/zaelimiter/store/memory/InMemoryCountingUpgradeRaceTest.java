@@ -26,9 +26,9 @@ class InMemoryCountingUpgradeRaceTest {
     };
 
     private static Object cellOf(InMemoryStore store, BucketKey key) throws Exception {
-        Field f = InMemoryStore.class.getDeclaredField("buckets");
+        Field f = InMemoryStore.class.getDeclaredField("cells");
         f.setAccessible(true);
-        return ((Map<?, ?>) f.get(store)).get(key);
+        return ((CellTable) f.get(store)).cell(key);
     }
 
     private void race(boolean entity) throws Exception {
