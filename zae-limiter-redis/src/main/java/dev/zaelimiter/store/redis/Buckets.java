@@ -288,8 +288,9 @@ final class Buckets {
      */
     private Seen[] send(List<BucketDebit> debits, Seen[] known, BucketState[] writes, long now) {
         List<String> k = new ArrayList<>(debits.size() + 1);
-        List<String> args = new ArrayList<>(1 + 5 * debits.size());
+        List<String> args = new ArrayList<>(2 + 5 * debits.size());
         args.add(Integer.toString(debits.size()));
+        args.add("1");
         String[] tokens = new String[debits.size()];
         for (int i = 0; i < debits.size(); i++) {
             BucketDebit d = debits.get(i);
@@ -310,7 +311,10 @@ final class Buckets {
         }
         k.add(keys.configVersion());
         List<Object> reply = redis.run(SCRIPT, k, args);
-        configVersion.accept(Long.parseLong(String.valueOf(reply.get(1))));
+        String version = String.valueOf(reply.get(1));
+        if (!version.isEmpty()) {
+            configVersion.accept(Long.parseLong(version));
+        }
         if (((Long) reply.get(0)) == 1L) {
             for (int i = 0; i < debits.size(); i++) {
                 List<Limit> kept = debits.get(i).kept();
