@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 
 /**
@@ -45,47 +46,6 @@ final class Buckets {
      */
     static final long LOCAL_REFUSAL_MILLIS = 1_000;
 
-    /**
-     * A bucket as this process last saw it: the token of its last write ("" for none), its horizon and state, the
-     * names of its limits that were concurrency limits when it was written, and the instant of the decision that
-     * learned it.
-     */
-    private record Seen(String token, long endsAfter, BucketState state, Set<String> slotLimits, long learnedAt) {
-        static final Seen ABSENT = new Seen("", 0, null, Set.of(), Long.MIN_VALUE);
-
-        Seen learned(long at) {
-            return new Seen(token, endsAfter, state, slotLimits, at);
-        }
-
-        /**
-         * The state as {@code limits} take it: a concurrency limit's free slots are no balance, so a limit that was
-         * one when the bucket was written and is of another kind in {@code limits} is full (at the capacity in force
-         * once refilled), its consumption kept, as in the other stores.
-         */
-        BucketState takenAs(List<Limit> limits) {
-            if (slotLimits.isEmpty()) {
-                return state;
-            }
-            Map<String, LimitState> states = null;
-            for (Limit limit : limits) {
-                LimitState old = state.limits().get(limit.name());
-                if (old != null && !limit.isConcurrency() && slotLimits.contains(limit.name())) {
-                    states = states == null ? new HashMap<>(state.limits()) : states;
-                    states.put(limit.name(), new LimitState(Long.MAX_VALUE, old.consumedMilli()));
-                }
-            }
-            return states == null ? state : new BucketState(state.lastRefillMillis(), states);
-        }
-
-        /**
-         * Whether a refusal made on this state may stand without asking Redis: learned (written, confirmed, or found
-         * absent) less than a second ago, and not found with a key that goes too soon for the limits in force.
-         */
-        boolean recent(long now) {
-            return learnedAt != Long.MIN_VALUE && now >= learnedAt && now - learnedAt < LOCAL_REFUSAL_MILLIS;
-        }
-    }
-
     /** What one decision writes ({@code null}: nothing, for that bucket) and what the caller gets. */
     private record Outcome<T>(T result, BucketState[] writes) {
     }
@@ -95,12 +55,24 @@ final class Buckets {
         Outcome<T> decide(BucketState[] refilled);
     }
 
+    /**
+     * How the script's decide mode serves a decision ({@link ServerDecision}): its mode, and the caller's result
+     * of a call it admitted, from the states it wrote.
+     */
+    private record OnServer<T>(String mode, Function<BucketState[], T> admitted) {
+    }
+
+    /** What a run in decide mode answered: the states it wrote, or (nothing written) the buckets as they are. */
+    private record ServerAnswer(BucketState[] written, KnownBucket[] current) {
+    }
+
     private final RedisCalls redis;
     private final Keys keys;
     private final LongConsumer configVersion;
     private final long retryNanos;
     private final long turnNanos;
-    private final ConcurrentHashMap<BucketKey, Seen> seen = new ConcurrentHashMap<>();
+    private final ServerDecision server = new ServerDecision();
+    private final ConcurrentHashMap<BucketKey, KnownBucket> seen = new ConcurrentHashMap<>();
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
 
     Buckets(RedisCalls redis, Keys keys, LongConsumer configVersion, long retryNanos, long turnNanos) {
@@ -115,7 +87,14 @@ final class Buckets {
     }
 
     AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
-        return decide(debits, now, refilled -> {
+        OnServer<AcquireResult> onServer = new OnServer<>(ServerDecision.ACQUIRE, written -> {
+            List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
+            for (int i = 0; i < written.length; i++) {
+                snapshots.add(new BucketSnapshot(debits.get(i).key(), written[i]));
+            }
+            return new AcquireResult(true, snapshots);
+        });
+        return decide(debits, now, onServer, refilled -> {
             boolean admitted = true;
             for (int i = 0; i < debits.size() && admitted; i++) {
                 BucketDebit debit = debits.get(i);
@@ -137,7 +116,7 @@ final class Buckets {
     }
 
     void apply(List<BucketDebit> debits, long now) {
-        decide(debits, now, refilled -> {
+        decide(debits, now, new OnServer<>(ServerDecision.ADJUST, written -> null), refilled -> {
             BucketState[] writes = new BucketState[debits.size()];
             for (int i = 0; i < writes.length; i++) {
                 BucketDebit d = debits.get(i);
@@ -148,7 +127,7 @@ final class Buckets {
     }
 
     boolean renew(List<BucketDebit> debits, long now) {
-        return decide(debits, now, refilled -> {
+        return decide(debits, now, null, refilled -> {
             boolean held = true;
             BucketState[] writes = new BucketState[debits.size()];
             for (int i = 0; i < writes.length; i++) {
@@ -163,13 +142,13 @@ final class Buckets {
     List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
         int[] held = lock(debits.stream().map(BucketDebit::key).toList());                  // what it learns must not overwrite a later decision's
         try {
-            Seen[] known = known(debits);
-            Seen[] current = send(debits, known, null, now);
+            KnownBucket[] known = known(debits);
+            KnownBucket[] current = send(debits, known, null, now);
             if (current != null && askAgain(current, now)) {
-                Seen[] again = send(debits, current, null, now);     // to extend a key that goes too soon
+                KnownBucket[] again = send(debits, current, null, now);     // to extend a key that goes too soon
                 current = again == null ? current : again;
             }
-            Seen[] used = current == null ? known : current;
+            KnownBucket[] used = current == null ? known : current;
             List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
             for (int i = 0; i < debits.size(); i++) {
                 snapshots.add(new BucketSnapshot(debits.get(i).key(), refilled(debits.get(i), used[i], now)));
@@ -195,21 +174,37 @@ final class Buckets {
         seen.keySet().removeIf(key -> key.entityId().equals(entityId));
     }
 
-    private <T> T decide(List<BucketDebit> debits, long now, Decision<T> decision) {
+    /**
+     * Decides {@code debits} at {@code now}: refused without a round trip where the buckets as this process knows
+     * them allow; else by the script from the buckets as stored where {@code onServer} is given and the script can
+     * ({@link ServerDecision}); else, or when the script finds a bucket outside what it decides, by a conditional
+     * write of what {@code decision} computed, going round while other processes write first.
+     */
+    private <T> T decide(List<BucketDebit> debits, long now, OnServer<T> onServer, Decision<T> decision) {
         int[] held = lock(debits.stream().map(BucketDebit::key).toList());
         try {
             long deadline = System.nanoTime() + retryNanos;
-            Seen[] known = known(debits);
+            KnownBucket[] known = known(debits);
+            boolean byScript = onServer != null && ServerDecision.applies(debits, now) && !outdated(debits, known, now);
             while (true) {
-                BucketState[] refilled = new BucketState[known.length];
-                for (int i = 0; i < known.length; i++) {
-                    refilled[i] = refilled(debits.get(i), known[i], now);
-                }
-                Outcome<T> outcome = decision.decide(refilled);
+                Outcome<T> outcome = decision.decide(refilled(debits, known, now));
                 if (refusedOnRecentStates(outcome, known, now) && refusableLocally(debits)) {
                     return outcome.result();
                 }
-                Seen[] current = send(debits, known, outcome.writes(), now);
+                if (byScript) {
+                    ServerAnswer answer = decideOnServer(debits, onServer.mode(), now);
+                    if (answer.written() != null) {
+                        return onServer.admitted().apply(answer.written());
+                    }
+                    byScript = false;
+                    known = answer.current();
+                    Outcome<T> refusal = decision.decide(refilled(debits, known, now));
+                    if (refusedOnRecentStates(refusal, known, now)) {
+                        return refusal.result();
+                    }
+                    continue;
+                }
+                KnownBucket[] current = send(debits, known, outcome.writes(), now);
                 if (current == null) {
                     return outcome.result();
                 }
@@ -224,17 +219,82 @@ final class Buckets {
         }
     }
 
-    private Seen[] known(List<BucketDebit> debits) {
-        Seen[] known = new Seen[debits.size()];
+    private static BucketState[] refilled(List<BucketDebit> debits, KnownBucket[] known, long now) {
+        BucketState[] refilled = new BucketState[known.length];
         for (int i = 0; i < known.length; i++) {
-            known[i] = seen.getOrDefault(debits.get(i).key(), Seen.ABSENT);
+            refilled[i] = refilled(debits.get(i), known[i], now);
+        }
+        return refilled;
+    }
+
+    /**
+     * Whether this process knows one of the buckets to be outside what the script decides: written under other
+     * limits, past its deadline, or later than {@code now} (a clock behind its last write).
+     */
+    private boolean outdated(List<BucketDebit> debits, KnownBucket[] known, long now) {
+        for (int i = 0; i < known.length; i++) {
+            KnownBucket k = known[i];
+            if (k.state() != null && (!k.stamp().equals(server.stamp(debits.get(i).limits())) || k.deadline() <= now
+                    || k.state().lastRefillMillis() > now)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** One run of the script in decide mode ({@link ServerDecision}) for {@code debits} at {@code now}. */
+    private ServerAnswer decideOnServer(List<BucketDebit> debits, String mode, long now) {
+        List<String> k = new ArrayList<>(debits.size() + 1);
+        List<String> args = new ArrayList<>(3 + debits.size() * 20);
+        args.add(Integer.toString(debits.size()));
+        args.add("1");
+        args.add(Long.toString(now));
+        String[] tokens = new String[debits.size()];
+        for (int i = 0; i < debits.size(); i++) {
+            k.add(keys.bucket(debits.get(i).key()));
+            tokens[i] = newToken();
+            server.arguments(args, debits.get(i), tokens[i], mode, now);
+        }
+        k.add(keys.configVersion());
+        List<Object> reply = redis.run(SCRIPT, k, args);
+        version(reply);
+        if ((Long) reply.get(0) != 1L) {
+            return new ServerAnswer(null, current(debits, reply, now));
+        }
+        BucketState[] written = new BucketState[debits.size()];
+        for (int i = 0; i < written.length; i++) {
+            BucketDebit d = debits.get(i);
+            long endsAfter = BucketLife.endsAfter(d.limits(), now);
+            KnownBucket stored = read(d.key(), tokens[i], (String) reply.get(2 + i), Long.toString(endsAfter),
+                    server.stamp(d.limits()), Long.toString(ServerDecision.deadline(d.limits(), now)));
+            written[i] = stored.state();
+            remember(d.key(), stored.learned(now));
+        }
+        return new ServerAnswer(written, null);
+    }
+
+    private void version(List<Object> reply) {
+        String version = String.valueOf(reply.get(1));
+        if (!version.isEmpty()) {
+            configVersion.accept(Long.parseLong(version));
+        }
+    }
+
+    private static String newToken() {
+        return Long.toHexString(ThreadLocalRandom.current().nextLong() | 1L);
+    }
+
+    private KnownBucket[] known(List<BucketDebit> debits) {
+        KnownBucket[] known = new KnownBucket[debits.size()];
+        for (int i = 0; i < known.length; i++) {
+            known[i] = seen.getOrDefault(debits.get(i).key(), KnownBucket.ABSENT);
         }
         return known;
     }
 
     /** Whether one of {@code current} must be asked again (its key goes too soon) though just learned. */
-    private static boolean askAgain(Seen[] current, long now) {
-        for (Seen s : current) {
+    private static boolean askAgain(KnownBucket[] current, long now) {
+        for (KnownBucket s : current) {
             if (!s.recent(now)) {
                 return true;
             }
@@ -243,7 +303,7 @@ final class Buckets {
     }
 
     /** Whether {@code outcome} writes nothing (a refusal) and every bucket it was decided on was learned lately. */
-    private static boolean refusedOnRecentStates(Outcome<?> outcome, Seen[] known, long now) {
+    private static boolean refusedOnRecentStates(Outcome<?> outcome, KnownBucket[] known, long now) {
         for (int i = 0; i < known.length; i++) {
             if (outcome.writes()[i] != null || !known[i].recent(now)) {
                 return false;
@@ -272,7 +332,7 @@ final class Buckets {
     }
 
     /** The bucket as {@code known} holds it (a bucket whose life ended reads as new), refilled to {@code now}. */
-    private static BucketState refilled(BucketDebit debit, Seen known, long now) {
+    private static BucketState refilled(BucketDebit debit, KnownBucket known, long now) {
         if (known.state() == null || known.endsAfter() <= now && BucketLife.ended(known.endsAfter(),
                 known.takenAs(debit.kept()).refilled(debit.kept(), now), debit.kept(), now)) {
             return BucketState.fresh(debit.limits(), now);
@@ -286,11 +346,12 @@ final class Buckets {
      * {@code null} when every token matched (and the writes were made), else the buckets as the server holds them
      * (also remembered), of which those whose key goes too soon are marked to be asked again.
      */
-    private Seen[] send(List<BucketDebit> debits, Seen[] known, BucketState[] writes, long now) {
+    private KnownBucket[] send(List<BucketDebit> debits, KnownBucket[] known, BucketState[] writes, long now) {
         List<String> k = new ArrayList<>(debits.size() + 1);
-        List<String> args = new ArrayList<>(2 + 5 * debits.size());
+        List<String> args = new ArrayList<>(3 + 7 * debits.size());
         args.add(Integer.toString(debits.size()));
         args.add("1");
+        args.add("");
         String[] tokens = new String[debits.size()];
         for (int i = 0; i < debits.size(); i++) {
             BucketDebit d = debits.get(i);
@@ -299,36 +360,46 @@ final class Buckets {
             BucketState write = writes == null ? null : writes[i];
             if (write == null) {
                 long needed = neededTtl(d, known[i], now);
-                args.addAll(List.of("", "", "", needed < 0 ? "" : Long.toString(needed)));
+                args.addAll(List.of("", "", "", needed < 0 ? "" : Long.toString(needed), "", ""));
                 continue;
             }
-            tokens[i] = Long.toHexString(ThreadLocalRandom.current().nextLong() | 1L);
+            tokens[i] = newToken();
             long endsAfter = BucketLife.endsAfter(d.kept(), write.lastRefillMillis());
             args.add(tokens[i]);
             args.add(Codec.state(write, slotLimits(d.kept())));
             args.add(Long.toString(endsAfter));
             args.add(Long.toString(Expiry.timeToLive(write, d.kept(), endsAfter, now)));
+            args.add(server.stamp(d.kept()));
+            args.add(Long.toString(ServerDecision.deadline(d.kept(), write.lastRefillMillis())));
         }
         k.add(keys.configVersion());
         List<Object> reply = redis.run(SCRIPT, k, args);
-        String version = String.valueOf(reply.get(1));
-        if (!version.isEmpty()) {
-            configVersion.accept(Long.parseLong(version));
-        }
+        version(reply);
         if (((Long) reply.get(0)) == 1L) {
             for (int i = 0; i < debits.size(); i++) {
                 List<Limit> kept = debits.get(i).kept();
-                remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new Seen(tokens[i],
-                        BucketLife.endsAfter(kept, writes[i].lastRefillMillis()), writes[i], slotLimits(kept), now));
+                remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new KnownBucket(tokens[i],
+                        BucketLife.endsAfter(kept, writes[i].lastRefillMillis()), writes[i], slotLimits(kept), now,
+                        server.stamp(kept), ServerDecision.deadline(kept, writes[i].lastRefillMillis())));
             }
             return null;
         }
-        Seen[] current = new Seen[debits.size()];
+        return current(debits, reply, now);
+    }
+
+    /**
+     * The buckets as an answer that wrote nothing carries them (token, state, horizon, PTTL, stamp and deadline of
+     * each), remembered, and marked learned now except where the key goes too soon for the limits in force.
+     */
+    private KnownBucket[] current(List<BucketDebit> debits, List<Object> reply, long now) {
+        KnownBucket[] current = new KnownBucket[debits.size()];
         for (int i = 0; i < current.length; i++) {
-            String token = (String) reply.get(2 + 4 * i);
-            current[i] = token.isEmpty() ? Seen.ABSENT : read(debits.get(i).key(), token,
-                    (String) reply.get(3 + 4 * i), (String) reply.get(4 + 4 * i));
-            long pttl = (Long) reply.get(5 + 4 * i);
+            int at = 2 + 6 * i;
+            String token = (String) reply.get(at);
+            current[i] = token.isEmpty() ? KnownBucket.ABSENT : read(debits.get(i).key(), token,
+                    (String) reply.get(at + 1), (String) reply.get(at + 2), (String) reply.get(at + 4),
+                    (String) reply.get(at + 5));
+            long pttl = (Long) reply.get(at + 3);
             if (!token.isEmpty() && !Expiry.tooSoon(pttl, neededTtl(debits.get(i), current[i], now))) {
                 current[i] = current[i].learned(now);
             }
@@ -341,7 +412,7 @@ final class Buckets {
      * The time to live the key of {@code known} needs under the limits in force at {@code now} (0: none), or -1
      * when it is absent or full (then the horizon written with it rules, which its last write covered).
      */
-    private static long neededTtl(BucketDebit debit, Seen known, long now) {
+    private static long neededTtl(BucketDebit debit, KnownBucket known, long now) {
         if (known.state() == null) {
             return -1;
         }
@@ -349,10 +420,12 @@ final class Buckets {
         return state.isFull(debit.kept()) ? -1 : Expiry.timeToLive(state, debit.kept(), known.endsAfter(), now);
     }
 
-    private Seen read(BucketKey key, String token, String state, String endsAfter) {
+    private KnownBucket read(BucketKey key, String token, String state, String endsAfter, String stamp,
+            String deadline) {
         try {
             Codec.StoredBucket stored = Codec.state(state);
-            return new Seen(token, Long.parseLong(endsAfter), stored.state(), stored.slotLimits(), Long.MIN_VALUE);
+            return new KnownBucket(token, Long.parseLong(endsAfter), stored.state(), stored.slotLimits(),
+                    Long.MIN_VALUE, stamp, deadline.isEmpty() ? 0 : Long.parseLong(deadline));
         } catch (RuntimeException e) {
             throw new dev.zaelimiter.CorruptStateException("the Redis bucket " + keys.bucket(key) + " cannot be"
                     + " read (" + e + "); reset the bucket (RateLimiterAdmin.resetBucket) to repair it", e);
@@ -371,7 +444,7 @@ final class Buckets {
         return names;
     }
 
-    private void remember(BucketKey key, Seen state) {
+    private void remember(BucketKey key, KnownBucket state) {
         if (seen.size() >= MAX_KNOWN) {
             seen.clear();
         }
