@@ -169,6 +169,14 @@ final class Buckets {
         }
     }
 
+    /**
+     * Makes every bucket this process knows too old for a refusal without a round trip, so that its next call on
+     * each asks Redis: for tests that compare several processes with one store.
+     */
+    void expireLocalRefusals() {
+        seen.replaceAll((key, known) -> known.learned(Long.MIN_VALUE));
+    }
+
     /** Forgets what this process saw of {@code entityId}'s buckets (they were deleted). */
     void forget(String entityId) {
         seen.keySet().removeIf(key -> key.entityId().equals(entityId));
