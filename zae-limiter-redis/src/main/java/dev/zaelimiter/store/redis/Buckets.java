@@ -274,7 +274,7 @@ final class Buckets {
             BucketDebit d = debits.get(i);
             long endsAfter = BucketLife.endsAfter(d.limits(), now);
             KnownBucket stored = read(d.key(), tokens[i], (String) reply.get(2 + i), Long.toString(endsAfter),
-                    server.stamp(d.limits()), Long.toString(ServerDecision.deadline(d.limits(), now)));
+                    server.stamp(d.limits()), ServerDecision.text(ServerDecision.deadline(d.limits(), now)));
             written[i] = stored.state();
             remember(d.key(), stored.learned(now));
         }
@@ -374,11 +374,11 @@ final class Buckets {
             tokens[i] = newToken();
             long endsAfter = BucketLife.endsAfter(d.kept(), write.lastRefillMillis());
             args.add(tokens[i]);
-            args.add(Codec.state(write, slotLimits(d.kept())));
+            args.add(Codec.state(write, Codec.slotLimits(d.kept())));
             args.add(Long.toString(endsAfter));
             args.add(Long.toString(Expiry.timeToLive(write, d.kept(), endsAfter, now)));
             args.add(server.stamp(d.kept()));
-            args.add(Long.toString(ServerDecision.deadline(d.kept(), write.lastRefillMillis())));
+            args.add(ServerDecision.text(ServerDecision.deadline(d.kept(), write.lastRefillMillis())));
         }
         k.add(keys.configVersion());
         List<Object> reply = redis.run(SCRIPT, k, args);
@@ -386,9 +386,10 @@ final class Buckets {
         if (((Long) reply.get(0)) == 1L) {
             for (int i = 0; i < debits.size(); i++) {
                 List<Limit> kept = debits.get(i).kept();
+                long at = tokens[i] == null ? 0 : writes[i].lastRefillMillis();
                 remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new KnownBucket(tokens[i],
-                        BucketLife.endsAfter(kept, writes[i].lastRefillMillis()), writes[i], slotLimits(kept), now,
-                        server.stamp(kept), ServerDecision.deadline(kept, writes[i].lastRefillMillis())));
+                        BucketLife.endsAfter(kept, at), writes[i], Codec.slotLimits(kept), now, server.stamp(kept),
+                        ServerDecision.deadline(kept, at)));
             }
             return null;
         }
@@ -433,23 +434,11 @@ final class Buckets {
         try {
             Codec.StoredBucket stored = Codec.state(state);
             return new KnownBucket(token, Long.parseLong(endsAfter), stored.state(), stored.slotLimits(),
-                    Long.MIN_VALUE, stamp, deadline.isEmpty() ? 0 : Long.parseLong(deadline));
+                    Long.MIN_VALUE, stamp, ServerDecision.deadlineOf(deadline));
         } catch (RuntimeException e) {
             throw new dev.zaelimiter.CorruptStateException("the Redis bucket " + keys.bucket(key) + " cannot be"
                     + " read (" + e + "); reset the bucket (RateLimiterAdmin.resetBucket) to repair it", e);
         }
-    }
-
-    /** The names of the concurrency limits among {@code limits}. */
-    private static Set<String> slotLimits(List<Limit> limits) {
-        Set<String> names = Set.of();
-        for (Limit limit : limits) {
-            if (limit.isConcurrency()) {
-                names = names.isEmpty() ? new HashSet<>() : names;
-                names.add(limit.name());
-            }
-        }
-        return names;
     }
 
     private void remember(BucketKey key, KnownBucket state) {

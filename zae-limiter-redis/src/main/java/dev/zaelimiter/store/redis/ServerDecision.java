@@ -78,7 +78,7 @@ final class ServerDecision {
         args.add(token);
         args.add(stamp(limits));
         args.add(Long.toString(BucketLife.endsAfter(limits, now)));
-        args.add(Long.toString(deadline(limits, now)));
+        args.add(text(deadline(limits, now)));
         args.add(mode);
         args.add(debit.countOnly() ? "1" : "");
         args.add(Integer.toString(limits.size()));
@@ -118,6 +118,16 @@ final class ServerDecision {
         return deadline;
     }
 
+    /** How a bucket keeps {@code deadline}: empty for none. */
+    static String text(long deadline) {
+        return deadline == Long.MAX_VALUE ? "" : Long.toString(deadline);
+    }
+
+    /** The deadline a bucket keeps as {@code text}. */
+    static long deadlineOf(String text) {
+        return text.isEmpty() ? Long.MAX_VALUE : Long.parseLong(text);
+    }
+
     /** A short digest of {@code limits}, equal for equal lists in every process. */
     String stamp(List<Limit> limits) {
         String stamp = stamps.get(limits);
@@ -134,7 +144,7 @@ final class ServerDecision {
     private static String digest(String text) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 12);
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 8);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }

@@ -1,7 +1,8 @@
 -- Decides one call on every bucket it touches, all or nothing, in one of two modes.
 --
 -- KEYS[1..n]  the buckets (hashes: v = token of the last write, s = state, x = horizon in epoch ms, k = stamp of the
---             limits it was written under, d = deadline in epoch ms until which the decide mode may trust s)
+--             limits it was written under, d = deadline in epoch ms until which the decide mode may trust s, '' for
+--             none)
 -- KEYS[n+1]   the configuration version, only when ARGV[2] is '1'
 -- ARGV[1]     n
 -- ARGV[2]     '1' to answer with the configuration version, '' to answer '' (the caller then keeps its
@@ -218,7 +219,7 @@ for i, b in ipairs(buckets) do
   local bal, con = {}, {}
   present[i] = h[1] ~= false
   if present[i] then
-    if h[4] ~= b.stamp or not h[5] or tonumber(h[5]) <= now then
+    if h[4] ~= b.stamp or not h[5] or h[5] ~= '' and tonumber(h[5]) <= now then
       return answer(-1, stored())
     end
     local lines, last = {}, nil

@@ -198,6 +198,7 @@ class RedisDifferentialTest {
         List<RateLimiter> limiters;
         Lease lease;
         int last;
+        int leaseProcess;
 
         Side(List<LimiterStore> stores, MutableClock clock, long seed) {
             this.clock = clock;
@@ -229,6 +230,7 @@ class RedisDifferentialTest {
             List<?> statuses = taken.statuses();
             if (keep) {
                 lease = taken;
+                leaseProcess = last;
             } else {
                 taken.close();
             }
@@ -239,6 +241,7 @@ class RedisDifferentialTest {
             if (lease == null) {
                 return "no lease";
             }
+            last = leaseProcess;                                       // the lease's process changes the bucket
             change.accept(lease);
             return "ok";
         }
