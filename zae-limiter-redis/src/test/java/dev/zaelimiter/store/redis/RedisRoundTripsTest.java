@@ -126,6 +126,22 @@ class RedisRoundTripsTest {
     }
 
     @Test
+    void aCascadeOnBucketsAnotherProcessWroteIsOneRun() {
+        limiter.admin().createEntity(Entity.of("org-1"));
+        limiter.admin().createEntity(new Entity("user-1", null, "org-1", true));
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            RateLimiter second = limiter(other);
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+            second.acquire("user-1", "gpt-4", Map.of("rpm", 2L)).close();
+            long before = store.commands();
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 3L)).close();
+            assertThat(store.commands() - before).as("child and parent, both written by the other process")
+                    .isEqualTo(1);
+            assertThat(second.available("org-1", "gpt-4")).containsEntry("rpm", 1000L - 6);
+        }
+    }
+
+    @Test
     void theFirstCallOfAProcessOnABucketThatExistsIsOneRun() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 5L)).close();
         try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
