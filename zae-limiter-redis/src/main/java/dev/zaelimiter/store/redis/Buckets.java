@@ -62,8 +62,11 @@ final class Buckets {
     private record OnServer<T>(String mode, Function<BucketState[], T> admitted) {
     }
 
-    /** What a run in decide mode answered: the states it wrote, or (nothing written) the buckets as they are. */
-    private record ServerAnswer(BucketState[] written, KnownBucket[] current) {
+    /**
+     * What a run in decide mode answered: the states it wrote, or (nothing written) the buckets as they are and
+     * whether it refused the call on them (else it declined to decide).
+     */
+    private record ServerAnswer(BucketState[] written, KnownBucket[] current, boolean refused) {
     }
 
     private final RedisCalls redis;
@@ -206,9 +209,9 @@ final class Buckets {
                     }
                     byScript = false;
                     known = answer.current();
-                    Outcome<T> refusal = decision.decide(refilled(debits, known, now));
-                    if (refusedOnRecentStates(refusal, known, now)) {
-                        return refusal.result();
+                    Outcome<T> again = decision.decide(refilled(debits, known, now));
+                    if (answer.refused() ? writesNothing(again) : refusedOnRecentStates(again, known, now)) {
+                        return again.result();
                     }
                     continue;
                 }
@@ -267,7 +270,7 @@ final class Buckets {
         List<Object> reply = redis.run(SCRIPT, k, args);
         version(reply);
         if ((Long) reply.get(0) != 1L) {
-            return new ServerAnswer(null, current(debits, reply, now));
+            return new ServerAnswer(null, current(debits, reply, now), (Long) reply.get(0) == 0L);
         }
         BucketState[] written = new BucketState[debits.size()];
         for (int i = 0; i < written.length; i++) {
@@ -278,7 +281,7 @@ final class Buckets {
             written[i] = stored.state();
             remember(d.key(), stored.learned(now));
         }
-        return new ServerAnswer(written, null);
+        return new ServerAnswer(written, null, false);
     }
 
     private void version(List<Object> reply) {
@@ -313,7 +316,16 @@ final class Buckets {
     /** Whether {@code outcome} writes nothing (a refusal) and every bucket it was decided on was learned lately. */
     private static boolean refusedOnRecentStates(Outcome<?> outcome, KnownBucket[] known, long now) {
         for (int i = 0; i < known.length; i++) {
-            if (outcome.writes()[i] != null || !known[i].recent(now)) {
+            if (!known[i].recent(now)) {
+                return false;
+            }
+        }
+        return writesNothing(outcome);
+    }
+
+    private static boolean writesNothing(Outcome<?> outcome) {
+        for (BucketState write : outcome.writes()) {
+            if (write != null) {
                 return false;
             }
         }

@@ -142,6 +142,21 @@ class RedisRoundTripsTest {
     }
 
     @Test
+    void aChildWithoutABucketIsRefusedByItsSpentParentInOneRun() {
+        limiter.admin().createEntity(Entity.of("org-1"));
+        limiter.admin().createEntity(new Entity("user-1", null, "org-1", true));
+        limiter.admin().createEntity(new Entity("user-2", null, "org-1", true));
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L)).close();
+        limiter.available("user-2", "gpt-4");                       // its configuration is loaded
+        clock.advance(Duration.ofSeconds(1));                       // 16 tokens back: not enough for 20
+        long before = store.commands();
+        assertThatThrownBy(() -> limiter.acquire("user-2", "gpt-4", Map.of("rpm", 20L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(store.commands() - before).isEqualTo(1);
+        assertThat(redis().exists(store.prefix() + "#E#user-2#B#gpt-4")).as("nothing written").isZero();
+    }
+
+    @Test
     void theFirstCallOfAProcessOnABucketThatExistsIsOneRun() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 5L)).close();
         try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
