@@ -196,7 +196,8 @@ final class Buckets {
         try {
             long deadline = System.nanoTime() + retryNanos;
             KnownBucket[] known = known(debits);
-            boolean byScript = onServer != null && ServerDecision.applies(debits, now) && !outdated(debits, known, now);
+            boolean byScript = onServer != null && ServerDecision.applies(debits, now)
+                    && !server.outdated(debits, known, now);
             while (true) {
                 Outcome<T> outcome = decision.decide(refilled(debits, known, now));
                 if (refusedOnRecentStates(outcome, known, now) && refusableLocally(debits)) {
@@ -236,21 +237,6 @@ final class Buckets {
             refilled[i] = refilled(debits.get(i), known[i], now);
         }
         return refilled;
-    }
-
-    /**
-     * Whether this process knows one of the buckets to be outside what the script decides: written under other
-     * limits, past its deadline, or later than {@code now} (a clock behind its last write).
-     */
-    private boolean outdated(List<BucketDebit> debits, KnownBucket[] known, long now) {
-        for (int i = 0; i < known.length; i++) {
-            KnownBucket k = known[i];
-            if (k.state() != null && (!k.stamp().equals(server.stamp(debits.get(i).limits())) || k.deadline() <= now
-                    || k.state().lastRefillMillis() > now)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** One run of the script in decide mode ({@link ServerDecision}) for {@code debits} at {@code now}. */

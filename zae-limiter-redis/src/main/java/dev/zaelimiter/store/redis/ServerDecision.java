@@ -70,6 +70,21 @@ final class ServerDecision {
     }
 
     /**
+     * Whether this process knows one of the buckets to be outside what the script decides: written under other
+     * limits, past its deadline, or later than {@code now} (a clock behind its last write).
+     */
+    boolean outdated(List<BucketDebit> debits, KnownBucket[] known, long now) {
+        for (int i = 0; i < known.length; i++) {
+            KnownBucket k = known[i];
+            if (k.state() != null && (!k.stamp().equals(stamp(debits.get(i).limits())) || k.deadline() <= now
+                    || k.state().lastRefillMillis() > now)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Adds the arguments of {@code debit} in decide mode ({@link #ACQUIRE} or {@link #ADJUST}), written with
      * {@code token} if it is written.
      */
