@@ -396,7 +396,8 @@ final class Buckets {
 
     /**
      * The buckets as an answer that wrote nothing carries them (token, state, horizon, PTTL, stamp and deadline of
-     * each), remembered, and marked learned now except where the key goes too soon for the limits in force.
+     * each), remembered, and marked learned now (an absent one too) except where the key goes too soon for the
+     * limits in force.
      */
     private KnownBucket[] current(List<BucketDebit> debits, List<Object> reply, long now) {
         KnownBucket[] current = new KnownBucket[debits.size()];
@@ -407,7 +408,7 @@ final class Buckets {
                     (String) reply.get(at + 1), (String) reply.get(at + 2), (String) reply.get(at + 4),
                     (String) reply.get(at + 5));
             long pttl = (Long) reply.get(at + 3);
-            if (!token.isEmpty() && !Expiry.tooSoon(pttl, neededTtl(debits.get(i), current[i], now))) {
+            if (!Expiry.tooSoon(pttl, neededTtl(debits.get(i), current[i], now))) {
                 current[i] = current[i].learned(now);
             }
             remember(debits.get(i).key(), current[i]);

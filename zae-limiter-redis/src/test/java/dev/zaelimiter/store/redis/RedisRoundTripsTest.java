@@ -154,6 +154,10 @@ class RedisRoundTripsTest {
                 .isInstanceOf(RateLimitExceededException.class);
         assertThat(store.commands() - before).isEqualTo(1);
         assertThat(redis().exists(store.prefix() + "#E#user-2#B#gpt-4")).as("nothing written").isZero();
+        before = store.commands();
+        assertThatThrownBy(() -> limiter.acquire("user-2", "gpt-4", Map.of("rpm", 20L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(store.commands() - before).as("found absent and short a moment ago: refused here").isZero();
     }
 
     @Test
