@@ -50,8 +50,4 @@ final class RedisCommandCounter implements CommandListener {
         byType.forEach((type, count) -> copy.put(type, count.sum()));
         return copy;
     }
-
-    static long total(Map<String, Long> counts) {
-        return counts.values().stream().mapToLong(Long::longValue).sum();
-    }
 }

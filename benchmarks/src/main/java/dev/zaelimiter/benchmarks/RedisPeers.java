@@ -27,8 +27,8 @@ import java.util.Map;
 /**
  * The two limiters of the Redis benchmarks, each on a Lettuce client of its own that a {@link RedisCommandCounter}
  * listens to: ours ({@link RedisStore}) and bucket4j's Lettuce backend (compare-and-swap: {@code GET}, then an
- * {@code EVAL} that writes if the value is unchanged), with keys that expire on both. The same limits on both: per
- * second, per minute and per hour, each with a capacity of one period's worth, refilled continuously.
+ * {@code EVAL} that writes if the value is unchanged), with keys that expire on both. Both take a resource's limits
+ * from {@link #declare} or {@link #know}, refilled continuously.
  */
 final class RedisPeers implements AutoCloseable {
 
