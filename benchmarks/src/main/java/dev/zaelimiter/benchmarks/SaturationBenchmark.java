@@ -161,21 +161,31 @@ public final class SaturationBenchmark {
     }
 
     private static Run runOne(Dynalite server, DynamoDbStore store, Settings settings, Shape shape, String entity) {
+        return runWorkers(settings, shape, SaturationWorker.class, List.of("--endpoint=" + server.endpoint(),
+                "--table=" + store.table(), "--namespace=" + store.namespace(), "--entity=" + entity), () -> { });
+    }
+
+    /**
+     * One run of {@code shape}: as many JVMs of {@code workerClass} (a main class that follows
+     * {@link SaturationWorker#measure}'s protocol) with {@code options} and the run's own, started together;
+     * {@code atStart} runs once every worker is ready, just before the start is sent (a snapshot of server counters).
+     */
+    static Run runWorkers(Settings settings, Shape shape, Class<?> workerClass, List<String> options, Runnable atStart) {
         List<Process> workers = new ArrayList<>();
         long deadline = System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis() + settings.runMillis()) + 120_000_000_000L;
         try {
             for (int p = 0; p < shape.processes(); p++) {
-                workers.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                List<String> command = new ArrayList<>(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                        SaturationWorker.class.getName(),
-                        "--endpoint=" + server.endpoint(), "--table=" + store.table(),
-                        "--namespace=" + store.namespace(), "--entity=" + entity,
-                        "--threads=" + shape.threads(), "--process-index=" + p,
+                        workerClass.getName()));
+                command.addAll(options);
+                command.addAll(List.of("--threads=" + shape.threads(), "--process-index=" + p,
                         "--total-threads=" + shape.totalThreads(),
                         "--demand=" + settings.demandPerSecond(), "--run-ms=" + settings.runMillis(),
-                        "--warmup-ms=" + settings.warmupMillis())
-                        .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+                        "--warmup-ms=" + settings.warmupMillis()));
+                workers.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
             }
             Thread watchdog = watchdog(workers, deadline);
             List<BufferedReader> outputs = new ArrayList<>();
@@ -185,6 +195,7 @@ public final class SaturationBenchmark {
                 expect(out, "READY");
                 outputs.add(out);
             }
+            atStart.run();
             // a moment ahead, so that every worker has the line before the start
             long startMillis = System.currentTimeMillis() + 200;
             for (Process worker : workers) {

@@ -75,6 +75,8 @@ class RedisStoreConfiguration {
                 .prefix(prefix)
                 .clock(clock.getIfUnique(Clock::systemUTC))
                 .stampTtl(properties.getStampTtl())
+                .usageRetention(properties.getUsage().getHourRetention(), properties.getUsage().getDayRetention())
+                .auditRetention(properties.getAudit().getRetention())
                 .build());
         StoreSetup deferred = setup.getIfUnique();
         if (deferred != null) {
@@ -134,6 +136,9 @@ class RedisStoreConfiguration {
         return switch (refused.field()) {
             case "prefix" -> "zae.limiter.redis.key-prefix";
             case "uri" -> connection.property();
+            case "usageRetention.hours" -> "zae.limiter.usage.hour-retention";
+            case "usageRetention.days" -> "zae.limiter.usage.day-retention";
+            case "auditRetention" -> "zae.limiter.audit.retention";
             default -> InvalidDeclarationException.property("zae.limiter", refused.field());
         };
     }
