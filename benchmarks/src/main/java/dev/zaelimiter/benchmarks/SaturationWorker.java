@@ -56,6 +56,12 @@ public final class SaturationWorker {
         RateLimiter limiter = RateLimiter.builder().store(store).onUnavailable(Unavailable.BLOCK).build();
         AcquireRequest measured = AcquireRequest.of(a.get("entity"), SaturationBenchmark.RESOURCE)
                 .consume(SaturationBenchmark.LIMIT, 1);
+        long maxWaitMillis = Long.parseLong(a.getOrDefault("max-wait-ms", "0"));
+        if (maxWaitMillis > 0) {
+            measured = measured.maxWait(java.time.Duration.ofMillis(maxWaitMillis))
+                    .priority(Integer.parseInt(a.getOrDefault("priority", "0")));
+        }
+        AcquireRequest request = measured;
 
         warmUp(limiter, AcquireRequest.of("warm-" + a.get("entity") + "-" + processIndex, SaturationBenchmark.RESOURCE)
                 .consume(SaturationBenchmark.LIMIT, 1), threads, warmupMillis);
@@ -82,8 +88,13 @@ public final class SaturationWorker {
             perThread[t] = mine;
             int global = processIndex * threads + t;
             long first = startNanos + intervalNanos * global / totalThreads;
-            workers[t] = new Thread(() -> drive(limiter, measured, counter, mine, first, intervalNanos, endNanos),
-                    "saturation-" + global);
+            workers[t] = new Thread(() -> {
+                if (maxWaitMillis > 0) {
+                    waitInLoop(limiter, request, counter, mine, global, endNanos);
+                } else {
+                    drive(limiter, request, counter, mine, first, intervalNanos, endNanos);
+                }
+            }, "saturation-" + global);
             workers[t].start();
         }
         SaturationTally total = new SaturationTally();
@@ -146,6 +157,55 @@ public final class SaturationWorker {
                 tally.missedSlots += missed;
                 next += missed * intervalNanos;
             }
+        }
+    }
+
+    /**
+     * The waiting benchmark's thread ({@link WaitingBenchmark}): acquires with its {@code maxWait} in a closed loop
+     * until the end, closing each lease at once, and prints one {@code CALL} line per call: thread, start and end
+     * (epoch ms), outcome (1 admitted, 0 refused, -1 failed), and the requests the call sent.
+     */
+    private static void waitInLoop(RateLimiter limiter, AcquireRequest request, RequestCounter counter,
+            SaturationTally tally, int thread, long endNanos) {
+        RequestCounter.ThreadCounts mine = counter.thread();
+        StringBuilder lines = new StringBuilder();
+        while (System.nanoTime() < endNanos) {
+            long requests = mine.requests;
+            long forced = mine.forcedReads;
+            long startMillis = System.currentTimeMillis();
+            long startNanos = System.nanoTime();
+            int outcome;
+            try (Lease lease = limiter.acquire(request)) {
+                outcome = 1;
+            } catch (RateLimitExceededException refused) {
+                outcome = 0;
+            } catch (RuntimeException e) {
+                outcome = -1;
+                if (tally.firstError == null) {
+                    tally.firstError = e.toString();
+                }
+            }
+            long endMillis = System.currentTimeMillis();
+            tally.call(startMillis, endMillis, System.nanoTime() - startNanos);
+            long sent = mine.requests - requests;
+            if (outcome == 1) {
+                tally.admitted++;
+                tally.requestsAdmitted += sent;
+                tally.forcedAdmitted += mine.forcedReads - forced;
+            } else {
+                if (outcome == 0) {
+                    tally.refused++;
+                } else {
+                    tally.errors++;
+                }
+                tally.requestsRefused += sent;
+                tally.forcedRefused += mine.forcedReads - forced;
+            }
+            lines.append("CALL ").append(thread).append(' ').append(startMillis).append(' ').append(endMillis)
+                    .append(' ').append(outcome).append(' ').append(sent - (mine.forcedReads - forced)).append('\n');
+        }
+        synchronized (System.out) {
+            System.out.print(lines);
         }
     }
 
