@@ -12,7 +12,8 @@ import java.util.List;
 /**
  * Our DynamoDB acquire against the read-then-conditional-write baseline, side by side on one dynalite in one run.
  * Prints Markdown tables (progress goes to stderr). See {@code docs/performance.md}. With {@code saturation} as the
- * first argument, runs {@link SaturationBenchmark} instead; with {@code hot-bucket}, {@link HotBucketBenchmark}; with
+ * first argument, runs {@link SaturationBenchmark} instead; with {@code waiting}, {@link WaitingBenchmark}; with
+ * {@code hot-bucket}, {@link HotBucketBenchmark}; with
  * {@code jmh}, the in-memory JMH suite ({@link dev.zaelimiter.benchmarks.jmh.JmhSuite}); with {@code calls}, one of
  * its in-memory calls in a plain loop ({@link dev.zaelimiter.benchmarks.jmh.CallCount}); with {@code redis}, the Redis
  * store beside bucket4j's Lettuce backend ({@link RedisBenchmark}); with {@code redis-saturation}, both under
@@ -32,6 +33,10 @@ public final class DynamoDbBenchmark {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("saturation")) {
             SaturationBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("waiting")) {
+            WaitingBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("jmh")) {

@@ -96,6 +96,7 @@ public final class RedisSaturationBenchmark {
                     Run run = SaturationBenchmark.runWorkers(settings, shape, RedisSaturationWorker.class,
                             List.of("--side=" + side, "--uri=" + server.uri(), "--prefix=" + prefix,
                                     "--entity=sat-" + (i + 1), "--rate=" + settings.ratePerSecond()),
+                            process -> List.of(), line -> { },
                             () -> before[0] = RedisBenchmark.serverScriptRuns(info.sync().info("commandstats")));
                     long scripts = RedisBenchmark.serverScriptRuns(info.sync().info("commandstats")) - before[0];
                     runs.add(new SideRun(side, run, scripts));

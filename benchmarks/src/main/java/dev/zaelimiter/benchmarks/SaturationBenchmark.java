@@ -21,6 +21,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * The saturation benchmark of {@code docs/performance.md}: one bucket ({@code Limit.perSecond("rps", rate)}) driven
@@ -154,23 +156,31 @@ public final class SaturationBenchmark {
                 Shape shape = settings.runs().get(i);
                 progress.printf(Locale.ROOT, "run %d: %s at %.0f calls/s for %d ms%n", i + 1, shape.label(),
                         settings.demandPerSecond(), settings.runMillis());
-                runs.add(runOne(server, store, settings, shape, "sat-" + (i + 1)));
+                runs.add(runOne(server, store, settings, shape, "sat-" + (i + 1), p -> List.of(), line -> { }));
             }
             return runs;
         }
     }
 
-    private static Run runOne(Dynalite server, DynamoDbStore store, Settings settings, Shape shape, String entity) {
+    /**
+     * One run of {@code shape} on a fresh bucket named by {@code entity}: each worker also gets {@code extra} arguments
+     * for its index, and every other line a worker prints before its tally goes to {@code lines}.
+     */
+    static Run runOne(Dynalite server, DynamoDbStore store, Settings settings, Shape shape, String entity,
+            IntFunction<List<String>> extra, Consumer<String> lines) {
         return runWorkers(settings, shape, SaturationWorker.class, List.of("--endpoint=" + server.endpoint(),
-                "--table=" + store.table(), "--namespace=" + store.namespace(), "--entity=" + entity), () -> { });
+                "--table=" + store.table(), "--namespace=" + store.namespace(), "--entity=" + entity), extra, lines,
+                () -> { });
     }
 
     /**
      * One run of {@code shape}: as many JVMs of {@code workerClass} (a main class that follows
-     * {@link SaturationWorker#measure}'s protocol) with {@code options} and the run's own, started together;
-     * {@code atStart} runs once every worker is ready, just before the start is sent (a snapshot of server counters).
+     * {@link SaturationWorker#measure}'s protocol) with {@code options}, each worker's {@code extra} and the run's own,
+     * started together; {@code atStart} runs once every worker is ready, just before the start is sent (a snapshot of
+     * server counters); the lines a worker prints before its tally go to {@code lines}.
      */
-    static Run runWorkers(Settings settings, Shape shape, Class<?> workerClass, List<String> options, Runnable atStart) {
+    static Run runWorkers(Settings settings, Shape shape, Class<?> workerClass, List<String> options,
+            IntFunction<List<String>> extra, Consumer<String> lines, Runnable atStart) {
         List<Process> workers = new ArrayList<>();
         long deadline = System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis() + settings.runMillis()) + 120_000_000_000L;
@@ -185,6 +195,7 @@ public final class SaturationBenchmark {
                         "--total-threads=" + shape.totalThreads(),
                         "--demand=" + settings.demandPerSecond(), "--run-ms=" + settings.runMillis(),
                         "--warmup-ms=" + settings.warmupMillis()));
+                command.addAll(extra.apply(p));
                 workers.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
             }
             Thread watchdog = watchdog(workers, deadline);
@@ -192,7 +203,7 @@ public final class SaturationBenchmark {
             for (Process worker : workers) {
                 BufferedReader out = new BufferedReader(new InputStreamReader(worker.getInputStream(),
                         StandardCharsets.UTF_8));
-                expect(out, "READY");
+                expect(out, "READY", line -> { });
                 outputs.add(out);
             }
             atStart.run();
@@ -205,7 +216,7 @@ public final class SaturationBenchmark {
             }
             SaturationTally total = new SaturationTally();
             for (BufferedReader out : outputs) {
-                total.merge(SaturationTally.parse(expect(out, "RESULT ").substring("RESULT ".length())));
+                total.merge(SaturationTally.parse(expect(out, "RESULT ", lines).substring("RESULT ".length())));
             }
             for (Process worker : workers) {
                 if (!worker.waitFor(30, TimeUnit.SECONDS) || worker.exitValue() != 0) {
@@ -230,12 +241,13 @@ public final class SaturationBenchmark {
         }
     }
 
-    /** The first line of {@code out} that starts with {@code prefix}; other lines are ignored. */
-    private static String expect(BufferedReader out, String prefix) throws IOException {
+    /** The first line of {@code out} that starts with {@code prefix}; the lines before it go to {@code others}. */
+    private static String expect(BufferedReader out, String prefix, Consumer<String> others) throws IOException {
         for (String line = out.readLine(); line != null; line = out.readLine()) {
             if (line.startsWith(prefix)) {
                 return line;
             }
+            others.accept(line);
         }
         throw new IllegalStateException("a saturation worker ended before printing " + prefix.trim());
     }

@@ -62,6 +62,11 @@ public final class SaturationWorker {
         RateLimiter limiter = RateLimiter.builder().store(store).onUnavailable(Unavailable.BLOCK).build();
         AcquireRequest measured = AcquireRequest.of(a.get("entity"), SaturationBenchmark.RESOURCE)
                 .consume(SaturationBenchmark.LIMIT, 1);
+        long maxWaitMillis = Long.parseLong(a.getOrDefault("max-wait-ms", "0"));
+        if (maxWaitMillis > 0) {
+            measured = measured.maxWait(java.time.Duration.ofMillis(maxWaitMillis))
+                    .priority(Integer.parseInt(a.getOrDefault("priority", "0")));
+        }
 
         warmUp(decision(limiter, AcquireRequest.of("warm-" + a.get("entity") + "-" + a.get("process-index"),
                 SaturationBenchmark.RESOURCE).consume(SaturationBenchmark.LIMIT, 1)), a);
@@ -116,6 +121,7 @@ public final class SaturationWorker {
         int totalThreads = Integer.parseInt(a.get("total-threads"));
         double demand = Double.parseDouble(a.get("demand"));
         long runMillis = Long.parseLong(a.get("run-ms"));
+        long maxWaitMillis = Long.parseLong(a.getOrDefault("max-wait-ms", "0"));
 
         System.out.println("READY");
         System.out.flush();
@@ -135,8 +141,13 @@ public final class SaturationWorker {
             perThread[t] = mine;
             int global = processIndex * threads + t;
             long first = startNanos + intervalNanos * global / totalThreads;
-            workers[t] = new Thread(() -> drive(decision, counts.get(), mine, first, intervalNanos, endNanos),
-                    "saturation-" + global);
+            workers[t] = new Thread(() -> {
+                if (maxWaitMillis > 0) {
+                    waitInLoop(decision, counts.get(), mine, global, endNanos);
+                } else {
+                    drive(decision, counts.get(), mine, first, intervalNanos, endNanos);
+                }
+            }, "saturation-" + global);
             workers[t].start();
         }
         SaturationTally total = new SaturationTally();
@@ -191,6 +202,53 @@ public final class SaturationWorker {
                 tally.missedSlots += missed;
                 next += missed * intervalNanos;
             }
+        }
+    }
+
+    /**
+     * The waiting benchmark's thread ({@link WaitingBenchmark}): runs {@code decision} (an acquire with its
+     * {@code maxWait}) in a closed loop until the end and prints one {@code CALL} line per call: thread, start and end
+     * (epoch ms), outcome (1 admitted, 0 refused, -1 failed), and the requests the call sent (forced reads left out).
+     */
+    private static void waitInLoop(Decision decision, ThreadCount mine, SaturationTally tally, int thread,
+            long endNanos) {
+        StringBuilder lines = new StringBuilder();
+        while (System.nanoTime() < endNanos) {
+            long requests = mine.requests();
+            long forced = mine.forced();
+            long startMillis = System.currentTimeMillis();
+            long startNanos = System.nanoTime();
+            int outcome;
+            try {
+                outcome = decision.decide() ? 1 : 0;
+            } catch (RuntimeException e) {
+                outcome = -1;
+                if (tally.firstError == null) {
+                    tally.firstError = e.toString();
+                }
+            }
+            long endMillis = System.currentTimeMillis();
+            tally.call(startMillis, endMillis, System.nanoTime() - startNanos);
+            long sent = mine.requests() - requests;
+            long forcedSent = mine.forced() - forced;
+            if (outcome == 1) {
+                tally.admitted++;
+                tally.requestsAdmitted += sent;
+                tally.forcedAdmitted += forcedSent;
+            } else {
+                if (outcome == 0) {
+                    tally.refused++;
+                } else {
+                    tally.errors++;
+                }
+                tally.requestsRefused += sent;
+                tally.forcedRefused += forcedSent;
+            }
+            lines.append("CALL ").append(thread).append(' ').append(startMillis).append(' ').append(endMillis)
+                    .append(' ').append(outcome).append(' ').append(sent - forcedSent).append('\n');
+        }
+        synchronized (System.out) {
+            System.out.print(lines);
         }
     }
 
