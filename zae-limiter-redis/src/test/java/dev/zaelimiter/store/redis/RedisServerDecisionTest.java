@@ -99,6 +99,38 @@ class RedisServerDecisionTest {
     }
 
     @Test
+    void consumptionPast2To53MilliTokensStaysExactWithOneRunPerCall() {
+        configure(Limit.perSecond("bytes", 4_000_000_000_000L));
+        for (int i = 0; i < 3; i++) {
+            both(acquire(Map.of("bytes", 4_000_000_000_000L)));        // 1.2 * 10^16 milli-tokens consumed
+            clock.advance(Duration.ofSeconds(1));
+        }
+        long before = commands();
+        for (int i = 0; i < 10; i++) {
+            both(acquire(Map.of("bytes", 1L)));
+        }
+        assertThat(commands() - before).as("each call one script run").isEqualTo(10);
+        assertThat(first.writeModeRuns() + second.writeModeRuns()).isZero();
+        both(inspect());
+    }
+
+    @Test
+    void aLongIdleSpanThatMayNotPayADebtBackIsDecidedInWriteMode() {
+        configure(Limit.perSecond("soft", 1_000_000_000L).soft());
+        both(acquire(Map.of("soft", 4_000_000_000_000L)));
+        both(acquire(Map.of("soft", 4_000_000_000_000L)));          // owes about 8 * 10^15 milli-tokens
+        clock.advance(Duration.ofMillis(4_600_000));                 // the refill passes 2^52, short of the debt
+        long before = commands();
+        both(acquire(Map.of("soft", 1L)));
+        assertThat(commands() - before).as("the script declines, the write mode decides").isEqualTo(2);
+        assertThat(first.writeModeRuns() + second.writeModeRuns()).isEqualTo(1);
+        before = commands();
+        both(acquire(Map.of("soft", 1L)));
+        assertThat(commands() - before).as("then the script again").isEqualTo(1);
+        both(inspect());
+    }
+
+    @Test
     void adjustmentsAreDecidedByTheScriptOnABucketAnotherProcessWrote() {
         configure(Limit.perMinute("rpm", 600));
         Lease lease = processes.get(0).acquire("user-1", "api", Map.of("rpm", 100L));
