@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The script's decisions at the ends of its arithmetic, against the in-memory store on the same clock: a limit of
  * 10<sup>9</sup> tokens a second near the year 2100 (its grid points there pass 2<sup>80</sup>), idle spans whose
  * refill passes 2<sup>53</sup> milli-tokens, a refill period whose grid remainder needs more than 53 bits, and
- * debts of 10<sup>12</sup> and 10<sup>15</sup> tokens (the second beyond what the script takes: written whole). Two
+ * debts of 10<sup>12</sup> and 10<sup>15</sup> tokens (the second beyond what the script takes: written whole),
+ * consumption past 2<sup>53</sup> milli-tokens, and a long idle span that may not pay a debt back (declined). Two
  * processes take turns, so that every decision is made on a bucket the other one wrote last.
  */
 class RedisServerDecisionTest {
@@ -76,21 +77,28 @@ class RedisServerDecisionTest {
             both(available());
         }
         assertThat(commands() - before).as("each call one script run").isEqualTo(3L * waits.length);
-        clock.advance(Duration.ofDays(1));       // the refill passes 2^52 milli-tokens of the grid: written whole
+        clock.advance(Duration.ofDays(1));       // the refill passes 2^52 milli-tokens, surely filling the bucket
+        before = commands();
         both(acquire(Map.of("odd", 999_999L)));
+        assertThat(commands() - before).as("the script takes it as full").isEqualTo(1);
+        assertThat(writeModeRuns()).isZero();
         both(inspect());
     }
 
     @Test
     void debtsOfATrillionAndOfAQuadrillionTokens() {
         configure(Limit.perSecond("soft", 1000).soft(), Limit.perHour("hard", 5));
+        long before = commands();
         both(acquire(Map.of("soft", 1_000_000_000_000L, "hard", 1L)));
         for (long wait : new long[] {1_000, 3_600_000, 31_536_000_000L}) {
             clock.advance(Duration.ofMillis(wait));
             both(acquire(Map.of("soft", 1L, "hard", 1L)));
             both(inspect());
         }
+        assertThat(commands() - before).as("a debt of 10^15 milli-tokens: one run each").isEqualTo(7);
+        assertThat(writeModeRuns()).isZero();
         both(acquire(Map.of("soft", Limit.MAX_TOKENS)));
+        assertThat(writeModeRuns()).as("an amount past 2^52: written whole").isEqualTo(1);
         for (long wait : new long[] {1_000, 3_600_000, 31_536_000_000L}) {
             clock.advance(Duration.ofMillis(wait));
             both(acquire(Map.of("soft", 5L, "hard", 1L)));
@@ -110,7 +118,7 @@ class RedisServerDecisionTest {
             both(acquire(Map.of("bytes", 1L)));
         }
         assertThat(commands() - before).as("each call one script run").isEqualTo(10);
-        assertThat(first.writeModeRuns() + second.writeModeRuns()).isZero();
+        assertThat(writeModeRuns()).isZero();
         both(inspect());
     }
 
@@ -123,7 +131,7 @@ class RedisServerDecisionTest {
         long before = commands();
         both(acquire(Map.of("soft", 1L)));
         assertThat(commands() - before).as("the script declines, the write mode decides").isEqualTo(2);
-        assertThat(first.writeModeRuns() + second.writeModeRuns()).isEqualTo(1);
+        assertThat(writeModeRuns()).isEqualTo(1);
         before = commands();
         both(acquire(Map.of("soft", 1L)));
         assertThat(commands() - before).as("then the script again").isEqualTo(1);
@@ -164,6 +172,10 @@ class RedisServerDecisionTest {
 
     private long commands() {
         return first.commands() + second.commands();
+    }
+
+    private long writeModeRuns() {
+        return first.writeModeRuns() + second.writeModeRuns();
     }
 
     /** Runs {@code call} on the in-memory store and on the next Redis process, and compares their answers. */
