@@ -123,6 +123,20 @@ class RedisServerDecisionTest {
     }
 
     @Test
+    void consumptionCountersCrossTheirPartsOf10To15MilliTokensBothWays() {
+        configure(Limit.perSecond("bytes", 4_000_000_000_000L).soft());
+        Lease lease = processes.get(0).acquire("user-1", "api", Map.of("bytes", 1L));
+        Lease mirror = memory.acquire("user-1", "api", Map.of("bytes", 1L));
+        for (long by : new long[] {-1_500_000_000_000L, -3L, 1_500_000_000_002L, 999_999_999_999L, -1L,
+                3_000_000_000_000L}) {
+            lease.adjust("bytes", by);                                  // negative, across zero, onto 10^15
+            mirror.adjust("bytes", by);
+            both(inspect());
+        }
+        assertThat(writeModeRuns()).isZero();
+    }
+
+    @Test
     void aLongIdleSpanThatMayNotPayADebtBackIsDecidedInWriteMode() {
         configure(Limit.perSecond("soft", 1_000_000_000L).soft());
         both(acquire(Map.of("soft", 4_000_000_000_000L)));
