@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.redis;
 
+import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.internal.Limits;
@@ -22,6 +23,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
@@ -77,6 +80,7 @@ final class Buckets {
     private final ServerDecision server = new ServerDecision();
     private final ConcurrentHashMap<BucketKey, KnownBucket> seen = new ConcurrentHashMap<>();
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+    private final LongAdder writeModeRuns = new LongAdder();
 
     Buckets(RedisCalls redis, Keys keys, LongConsumer configVersion, long retryNanos, long turnNanos) {
         this.redis = redis;
@@ -182,7 +186,13 @@ final class Buckets {
 
     /** Forgets what this process saw of {@code entityId}'s buckets (they were deleted). */
     void forget(String entityId) {
-        seen.keySet().removeIf(key -> key.entityId().equals(entityId));
+        List<BucketKey> known = seen.keySet().stream().filter(key -> key.entityId().equals(entityId)).toList();
+        int[] held = lock(known);                        // a decision in flight on one remembers it before this
+        try {
+            known.forEach(seen::remove);
+        } finally {
+            unlock(held);
+        }
     }
 
     /**
@@ -196,9 +206,9 @@ final class Buckets {
         try {
             long deadline = System.nanoTime() + retryNanos;
             KnownBucket[] known = known(debits);
-            boolean byScript = onServer != null && ServerDecision.applies(debits, now)
-                    && !server.outdated(debits, known, now);
-            while (true) {
+            boolean decidable = onServer != null && ServerDecision.applies(debits, now);
+            boolean byScript = decidable && !server.outdated(debits, known, now);
+            for (int lost = 0; ; lost++) {
                 Outcome<T> outcome = decision.decide(refilled(debits, known, now));
                 if (refusedOnRecentStates(outcome, known, now) && refusableLocally(debits)) {
                     return outcome.result();
@@ -209,6 +219,7 @@ final class Buckets {
                         return onServer.admitted().apply(answer.written());
                     }
                     byScript = false;
+                    decidable = answer.refused();
                     known = answer.current();
                     Outcome<T> again = decision.decide(refilled(debits, known, now));
                     if (answer.refused() ? writesNothing(again) : refusedOnRecentStates(again, known, now)) {
@@ -216,6 +227,7 @@ final class Buckets {
                     }
                     continue;
                 }
+                writeModeRuns.increment();
                 KnownBucket[] current = send(debits, known, outcome.writes(), now);
                 if (current == null) {
                     return outcome.result();
@@ -225,10 +237,31 @@ final class Buckets {
                             + " for " + retryNanos / 1_000_000 + " ms: no decision could be written", null);
                 }
                 known = current;
+                byScript = decidable && !server.outdated(debits, known, now);
+                if (!byScript) {
+                    pause(lost, deadline);
+                }
             }
         } finally {
             unlock(held);
         }
+    }
+
+    /**
+     * After the {@code lost}-th lost race in write mode (0: the first), waits a random time of up to 2<sup>lost</sup>
+     * ms (at most 32, and never past {@code deadline}), so that writers that do not wait for tokens (the decide
+     * mode, another process's) leave a gap.
+     */
+    private static void pause(int lost, long deadline) {
+        long bound = Math.min(TimeUnit.MILLISECONDS.toNanos(1L << Math.min(lost, 5)), deadline - System.nanoTime());
+        if (bound > 1) {
+            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(1, bound));
+        }
+    }
+
+    /** How many decisions' runs were in write mode, whatever they answered (for tests). */
+    long writeModeRuns() {
+        return writeModeRuns.sum();
     }
 
     private static BucketState[] refilled(List<BucketDebit> debits, KnownBucket[] known, long now) {
@@ -254,18 +287,23 @@ final class Buckets {
         }
         k.add(keys.configVersion());
         List<Object> reply = redis.run(SCRIPT, k, args);
+        long code = (Long) reply.get(0);
+        if (code == -2L) {
+            BucketKey key = debits.get(((Long) reply.get(2)).intValue() - 1).key();
+            throw corrupt(key, String.valueOf(reply.get(3)), null);
+        }
         version(reply);
-        if ((Long) reply.get(0) != 1L) {
-            return new ServerAnswer(null, current(debits, reply, now), (Long) reply.get(0) == 0L);
+        if (code != 1L) {
+            return new ServerAnswer(null, current(debits, reply, now), code == 0L);
         }
         BucketState[] written = new BucketState[debits.size()];
         for (int i = 0; i < written.length; i++) {
             BucketDebit d = debits.get(i);
-            long endsAfter = BucketLife.endsAfter(d.limits(), now);
-            KnownBucket stored = read(d.key(), tokens[i], (String) reply.get(2 + i), Long.toString(endsAfter),
-                    server.stamp(d.limits()), ServerDecision.text(ServerDecision.deadline(d.limits(), now)));
+            KnownBucket stored = read(d.key(), tokens[i], (String) reply.get(2 + i), "0", "", "");
+            long at = stored.state().lastRefillMillis();                        // later than now: the last write's
             written[i] = stored.state();
-            remember(d.key(), stored.learned(now));
+            remember(d.key(), new KnownBucket(tokens[i], BucketLife.endsAfter(d.limits(), at), written[i],
+                    Set.of(), now, server.stamp(d.limits()), ServerDecision.deadline(d.limits(), at)));
         }
         return new ServerAnswer(written, null, false);
     }
@@ -435,9 +473,13 @@ final class Buckets {
             return new KnownBucket(token, Long.parseLong(endsAfter), stored.state(), stored.slotLimits(),
                     Long.MIN_VALUE, stamp, ServerDecision.deadlineOf(deadline));
         } catch (RuntimeException e) {
-            throw new dev.zaelimiter.CorruptStateException("the Redis bucket " + keys.bucket(key) + " cannot be"
-                    + " read (" + e + "); reset the bucket (RateLimiterAdmin.resetBucket) to repair it", e);
+            throw corrupt(key, e.toString(), e);
         }
+    }
+
+    private CorruptStateException corrupt(BucketKey key, String what, Throwable cause) {
+        return new CorruptStateException("the Redis bucket " + keys.bucket(key) + " cannot be read (" + what
+                + "); reset the bucket (RateLimiterAdmin.resetBucket) to repair it", cause);
     }
 
     private void remember(BucketKey key, KnownBucket state) {

@@ -139,6 +139,11 @@ public final class RedisStore implements LimiterStore {
         buckets.expireLocalRefusals();
     }
 
+    /** How many runs of {@code bucket.lua} deciding a call were in write mode (for tests). */
+    long writeModeRuns() {
+        return buckets.writeModeRuns();
+    }
+
     // ---- configuration
 
     @Override

@@ -19,8 +19,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * other go round again, and the rules stay those of {@code BucketState}. It serves the limits whose rules that
  * arithmetic expresses: dripping limits (scheduled ones too: the refill of the whole time since the last write is at
  * the rate in force now) and calendar quotas or fixed windows until their next reset, hard or soft, count-only or
- * not; calls with a session quota, a concurrency limit or a per-call override, and every number at or beyond
- * 2<sup>52</sup>, are decided by a conditional write of what {@code BucketState} computed (the write mode).
+ * not; calls with a session quota, a concurrency limit or a per-call override, and every number sent at or beyond
+ * 2<sup>52</sup>, are decided by a conditional write of what {@code BucketState} computed (the write mode). A bucket
+ * last written later than the call's instant is decided at that write, as {@code BucketState} does, where the limits
+ * have the same parameters, resets and horizon rule at both instants ({@link #ahead}).
  */
 final class ServerDecision {
 
@@ -34,11 +36,16 @@ final class ServerDecision {
     /** The format of a bucket's state; part of every stamp, so that a bucket of an older format is rewritten once. */
     private static final String FORMAT = "redis-bucket-2\n";
     private static final int MAX_STAMPS = 10_000;
+    /** How far past the call's instant a bucket's last write may be for the script to decide at that write. */
+    private static final long AHEAD_MILLIS = 3_600_000L;
 
     private final ConcurrentHashMap<List<Limit>, String> stamps = new ConcurrentHashMap<>();
 
     /** Whether the script can decide every one of {@code debits} at {@code now}. */
     static boolean applies(List<BucketDebit> debits, long now) {
+        if (now < 0 || !safe(now + AHEAD_MILLIS)) {
+            return false;
+        }
         for (BucketDebit debit : debits) {
             if (debit.overridden()) {
                 return false;
@@ -71,13 +78,15 @@ final class ServerDecision {
 
     /**
      * Whether this process knows one of the buckets to be outside what the script decides: written under other
-     * limits, past its deadline, or later than {@code now} (a clock behind its last write).
+     * limits, past its deadline, or later than {@code now} by more than {@link #ahead} allows.
      */
     boolean outdated(List<BucketDebit> debits, KnownBucket[] known, long now) {
         for (int i = 0; i < known.length; i++) {
             KnownBucket k = known[i];
-            if (k.state() != null && (!k.stamp().equals(stamp(debits.get(i).limits())) || k.deadline() <= now
-                    || k.state().lastRefillMillis() > now)) {
+            List<Limit> limits = debits.get(i).limits();
+            long last = k.state() == null ? now : k.state().lastRefillMillis();
+            if (k.state() != null && (!k.stamp().equals(stamp(limits)) || k.deadline() <= Math.max(now, last)
+                    || last > now && last >= ahead(limits, now).until())) {
                 return true;
             }
         }
@@ -94,6 +103,9 @@ final class ServerDecision {
         args.add(stamp(limits));
         args.add(Long.toString(BucketLife.endsAfter(limits, now)));
         args.add(text(deadline(limits, now)));
+        Ahead ahead = ahead(limits, now);
+        args.add(Long.toString(ahead.until()));
+        args.add(ahead.slides() ? "1" : "");
         args.add(mode);
         args.add(debit.countOnly() ? "1" : "");
         args.add(Integer.toString(limits.size()));
@@ -119,6 +131,29 @@ final class ServerDecision {
                 args.addAll(List.of("0", "0", reset == Limits.NEVER ? "0" : Long.toString(reset), "", "", ""));
             }
         }
+    }
+
+    /**
+     * How a call at {@code now} on a bucket last written at a later instant {@code w} is decided at {@code w}: for
+     * every {@code w} before {@code until}, the limits have the parameters and next resets they have at {@code now},
+     * and the horizon of a write at {@code w} is that of a write at {@code now} moved by {@code w - now}
+     * ({@code slides}) or the same. {@code until} is {@code now + 1} (never later) where neither holds.
+     */
+    record Ahead(long until, boolean slides) {
+    }
+
+    /** The {@link Ahead} of {@code limits} at {@code now}. */
+    static Ahead ahead(List<Limit> limits, long now) {
+        long until = Math.min(now + AHEAD_MILLIS, deadline(limits, now));
+        for (Limit limit : limits) {
+            until = Math.min(until, Limits.nextChangeAfter(limit, now));
+        }
+        long ends = BucketLife.endsAfter(limits, now);
+        long later = BucketLife.endsAfter(limits, until - 1);
+        if (later - (until - 1) == ends - now) {                // the horizon after a write, less the write, only falls
+            return new Ahead(until, true);
+        }
+        return later == ends ? new Ahead(until, false) : new Ahead(now + 1, true);  // and the horizon only rises
     }
 
     /**

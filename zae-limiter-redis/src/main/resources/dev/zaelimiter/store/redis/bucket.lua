@@ -21,18 +21,23 @@
 -- Decide mode: the script refills, checks and debits each bucket from its stored state, with parameters the caller
 -- computed from the limits in force (so the rules stay those of BucketState: what a limit's refill is, its capacity,
 -- its grid), for limits that drip or reset on a calendar, without sessions or slots. Per bucket, from the next
--- argument on: new token, stamp, horizon of a write now, deadline of a write now, 'a' (acquire: hard limits are
--- checked) or 'j' (adjust: never refused, a refund never lifts a balance above the capacity), '1' for a count-only
--- debit else '', the number of limits m, then per limit: name, capacity, amount (milli-tokens),
--- 'h' for a hard limit else '', refill amount and period (reduced by their gcd; 0 0 for a limit that does not drip),
--- then four values for its time to live: for a dripping limit the capacity it fills to, the refill amount and
--- period it fills at, and a wait added to that; for one that does not drip, its next reset (0: none), '', '', ''.
--- Per limit, then, ten values.
+-- argument on: new token, stamp, horizon of a write now, deadline of a write now, the instant before which a bucket
+-- written later than now is decided at its last write (as BucketState does: a clock behind it counts as its instant;
+-- the parameters are the same until then), '1' when the horizon of a write then is later by as much else '' (it is
+-- the same), 'a' (acquire: hard limits are checked) or 'j' (adjust: never refused, a refund never lifts a balance
+-- above the capacity), '1' for a count-only debit else '', the number of limits m, then per limit: name, capacity,
+-- amount (milli-tokens), 'h' for a hard limit else '', refill amount and period (reduced by their gcd; 0 0 for a
+-- limit that does not drip), then four values for its time to live: for a dripping limit the capacity it fills to,
+-- the refill amount and period it fills at, and a wait added to that; for one that does not drip, its next reset (0:
+-- none), '', '', ''. Per limit, then, ten values.
 -- Returns {1, version, then each bucket's new state} when every bucket was written; {0, version, then per bucket
--- the six values above} when a hard limit refused it (nothing written; keys that go too soon extended); and
+-- the six values above} when a hard limit refused it (nothing written; keys that go too soon extended);
 -- {-1, version, the same} when the stored state is outside what this mode decides (another stamp, a deadline
--- passed, a clock behind the last write, a session or slot, a number at or beyond 2^53): the caller then decides in
--- write mode from the states it got. Every number handled is an integer below 2^53, so doubles hold it exactly.
+-- passed, a last write at or past the instant above, a session or slot, a balance at or beyond 2^53 in magnitude, a
+-- consumption at or beyond 9223 * 10^15): the caller then decides in write mode from the states it got; and
+-- {-2, version, i, what} when bucket i cannot be read (nothing written). The caller checks that what it sends stays
+-- below 2^52 (amounts, capacities, refills, the instant); the script checks every number it reads and makes, so that
+-- doubles hold each exactly, and keeps consumption counters (up to 19 digits) as decimal text in two parts.
 local n = tonumber(ARGV[1])
 local version = ''
 if ARGV[2] == '1' then
@@ -96,6 +101,7 @@ if ARGV[3] == '' then
 end
 
 local SAFE = 9007199254740992
+local E15 = 1000000000000000
 local NO_SESSION = '-9223372036854775808\t'
 local HOUR = 3600000
 local MAX_TTL = 632448000000
@@ -110,7 +116,7 @@ local function exact(text)
   return x
 end
 
--- floor(a / m) and a mod m, exactly, for integers 0 <= a < 2^53 and 0 < m < 2^53
+-- floor(a / m) and a mod m, exactly, for integers |a| < 2^53 and 0 < m < 2^53
 local function divmod(a, m)
   local q = math.floor(a / m)
   local r = a - q * m
@@ -143,15 +149,16 @@ local function mulmod(x, y, m)
   return r
 end
 
--- the balance of a dripping limit that held b at last, refilled to now (BucketMath.refill), or nil when the credit
+-- the balance of a dripping limit that held b at last, refilled to at (BucketMath.refill), or nil when the credit
 -- cannot be computed exactly and does not surely fill it
-local function refill(b, cap, amount, period, last)
-  if b >= cap or now <= last then
+local function refill(b, cap, amount, period, last, at)
+  if b >= cap or at <= last then
     return math.min(b, cap)
   end
-  local product = (now - last) * amount
+  local product = (at - last) * amount
   if product >= SAFE / 2 then
-    if product / period - 2 >= cap - b then
+    -- both quotients below are within a relative 2^-50 of the exact ones: the margin covers that
+    if product / period >= (cap - b) * (1 + 2 ^ -20) + 2 then
       return cap
     end
     return nil
@@ -160,8 +167,37 @@ local function refill(b, cap, amount, period, last)
   return math.min(cap, b + credit)
 end
 
--- the time to live of a bucket whose limits hold balances at now, with horizon ends
-local function timeToLive(limits, balances, ends)
+local function text(x)
+  return string.format('%.0f', x)
+end
+
+-- the decimal text of the integer whose text is count (at most 19 digits) plus delta (|delta| < 2^52), exactly, in
+-- two parts of 10^15; nil at or beyond 9223 * 10^15 in magnitude
+local function plus(count, delta)
+  local sign, digits = string.match(count, '^(-?)(%d+)$')
+  local hi, lo = 0, tonumber(digits)
+  if #digits > 15 then
+    hi, lo = tonumber(string.sub(digits, 1, -16)), tonumber(string.sub(digits, -15))
+  end
+  if sign == '-' then
+    hi, lo = -hi, -lo
+  end
+  local carry, rest = divmod(lo + delta, E15)
+  hi, lo = hi + carry, rest
+  if hi >= 9223 or hi < -9223 then
+    return nil
+  elseif hi == 0 then
+    return text(lo)
+  elseif hi > 0 or lo == 0 then
+    return string.format('%.0f%015.0f', hi, lo)
+  elseif hi == -1 then
+    return text(lo - E15)
+  end
+  return string.format('-%.0f%015.0f', -hi - 1, E15 - lo)
+end
+
+-- the time to live of a bucket whose limits hold balances at at, with horizon ends
+local function timeToLive(limits, balances, ends, at)
   local untilAt = ends
   for j, l in ipairs(limits) do
     if balances[j] < l.cap then
@@ -169,11 +205,11 @@ local function timeToLive(limits, balances, ends)
       if l.period > 0 then
         wait = math.ceil((l.fill - balances[j]) * l.fillPeriod / l.fillAmount) + 1 + l.extra
       elseif l.reset > 0 then
-        wait = l.reset - now
+        wait = l.reset - at
       else
         return 0
       end
-      untilAt = math.max(untilAt, now + wait)
+      untilAt = math.max(untilAt, at + wait)
     end
   end
   local ttl = untilAt - math.min(now, untilAt) + HOUR
@@ -181,10 +217,6 @@ local function timeToLive(limits, balances, ends)
     return 0
   end
   return ttl
-end
-
-local function text(x)
-  return string.format('%.0f', x)
 end
 
 local buckets = {}
@@ -195,8 +227,9 @@ local function nextArg()
   return value
 end
 for i = 1, n do
-  local b = {token = nextArg(), stamp = nextArg(), ends = nextArg(), deadline = nextArg(), mode = nextArg(),
-             countOnly = nextArg() == '1', limits = {}}
+  local b = {token = nextArg(), stamp = nextArg(), ends = tonumber(nextArg()), deadline = nextArg(),
+             ahead = tonumber(nextArg()), slides = nextArg() == '1', mode = nextArg(), countOnly = nextArg() == '1',
+             limits = {}}
   for j = 1, tonumber(nextArg()) do
     local l = {name = nextArg(), cap = tonumber(nextArg()), amount = tonumber(nextArg()), hard = nextArg() == 'h',
                refillAmount = tonumber(nextArg()), period = tonumber(nextArg())}
@@ -212,60 +245,81 @@ for i = 1, n do
   buckets[i] = b
 end
 
--- each bucket refilled to now: its balances and consumption per limit, whether it is stored, and whether full
-local balances, consumed, present, full = {}, {}, {}, {}
+local function corrupt(i, what)
+  return {-2, version, i, what}
+end
+
+-- each bucket refilled to the instant it is decided at: its balances and consumption per limit, whether it is
+-- stored, whether full, and its stored horizon
+local balances, consumed, present, full, at, horizon = {}, {}, {}, {}, {}, {}
 for i, b in ipairs(buckets) do
   local h = redis.call('HMGET', KEYS[i], 'v', 's', 'x', 'k', 'd')
   local bal, con = {}, {}
   present[i] = h[1] ~= false
+  at[i] = now
   if present[i] then
-    if h[4] ~= b.stamp or not h[5] or h[5] ~= '' and tonumber(h[5]) <= now then
-      return answer(-1, stored())
+    horizon[i] = exact(h[3])
+    if not h[2] or horizon[i] == nil then
+      return corrupt(i, 'no state or horizon')
+    end
+    local deadline = h[5] and h[5] ~= '' and exact(h[5])
+    if deadline == nil then
+      return corrupt(i, 'deadline ' .. h[5])
     end
     local lines, last = {}, nil
     for line in string.gmatch(h[2], '[^\n]+') do
       if last == nil then
-        last = exact(line)
+        last = tonumber(line)
+        if last == nil or last ~= math.floor(last) then
+          return corrupt(i, 'instant ' .. line)
+        end
       else
-        local name, balance, count, rest = string.match(line, '^([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$')
+        local name, balance, count, rest = string.match(line, '^([^\t]*)\t([^\t]*)\t(-?%d+)\t(.*)$')
+        if name == nil or #count > 20 or tonumber(balance) == nil then
+          return corrupt(i, 'line ' .. line)
+        end
         lines[name] = {balance, count, rest}
       end
     end
-    if last == nil or last > now then
+    if last == nil then
+      return corrupt(i, 'empty state')
+    end
+    at[i] = math.max(now, last)
+    if h[4] ~= b.stamp or not h[5] or deadline and deadline <= at[i] or last >= b.ahead or last >= SAFE then
       return answer(-1, stored())
     end
     for j, l in ipairs(b.limits) do
       local line = lines[l.name]
       if line == nil then
-        bal[j], con[j] = l.cap, 0
+        bal[j], con[j] = l.cap, '0'
       else
-        local balance, count = exact(line[1]), exact(line[2])
-        if line[3] ~= NO_SESSION or balance == nil or count == nil then
+        local balance = exact(line[1])
+        if line[3] ~= NO_SESSION or balance == nil then
           return answer(-1, stored())
         end
         if l.period > 0 then
-          balance = refill(balance, l.cap, l.refillAmount, l.period, last)
+          balance = refill(balance, l.cap, l.refillAmount, l.period, last, at[i])
           if balance == nil then
             return answer(-1, stored())
           end
         else
           balance = math.min(balance, l.cap)
         end
-        bal[j], con[j] = balance, count
+        bal[j], con[j] = balance, line[2]
       end
     end
   else
     for j, l in ipairs(b.limits) do
-      bal[j], con[j] = l.cap, 0
+      bal[j], con[j] = l.cap, '0'
     end
   end
   full[i] = true
   for j, l in ipairs(b.limits) do
     full[i] = full[i] and bal[j] >= l.cap
   end
-  if present[i] and full[i] and tonumber(h[3] or '0') <= now then
+  if present[i] and full[i] and horizon[i] <= now then
     for j = 1, #b.limits do
-      con[j] = 0
+      con[j] = '0'
     end
   end
   balances[i], consumed[i] = bal, con
@@ -277,7 +331,7 @@ for i, b in ipairs(buckets) do
       if l.hard and l.amount > 0 and balances[i][j] < l.amount then
         for k = 1, n do
           if present[k] and not full[k] then
-            extend(KEYS[k], timeToLive(buckets[k].limits, balances[k], tonumber(redis.call('HGET', KEYS[k], 'x'))))
+            extend(KEYS[k], timeToLive(buckets[k].limits, balances[k], horizon[k], at[k]))
           end
         end
         return answer(0, stored())
@@ -288,14 +342,14 @@ end
 
 for i, b in ipairs(buckets) do
   for j, l in ipairs(b.limits) do
-    local balance, count = balances[i][j], consumed[i][j] + l.amount
+    local balance, count = balances[i][j], plus(consumed[i][j], l.amount)
     if not b.countOnly then
       balance = balance - l.amount
     end
     if b.mode == 'j' then
       balance = math.min(balance, l.cap)
     end
-    if balance >= SAFE or balance <= -SAFE or count >= SAFE or count <= -SAFE then
+    if balance >= SAFE or balance <= -SAFE or count == nil then
       return answer(-1, stored())
     end
     balances[i][j], consumed[i][j] = balance, count
@@ -304,13 +358,17 @@ end
 
 local written = {}
 for i, b in ipairs(buckets) do
-  local parts = {text(now)}
+  local parts = {text(at[i])}
   for j, l in ipairs(b.limits) do
-    parts[#parts + 1] = l.name .. '\t' .. text(balances[i][j]) .. '\t' .. text(consumed[i][j]) .. '\t' .. NO_SESSION
+    parts[#parts + 1] = l.name .. '\t' .. text(balances[i][j]) .. '\t' .. consumed[i][j] .. '\t' .. NO_SESSION
   end
   written[i] = table.concat(parts, '\n')
-  redis.call('HSET', KEYS[i], 'v', b.token, 's', written[i], 'x', b.ends, 'k', b.stamp, 'd', b.deadline)
-  local ttl = timeToLive(b.limits, balances[i], tonumber(b.ends))
+  local ends = b.ends
+  if b.slides then
+    ends = ends + at[i] - now
+  end
+  redis.call('HSET', KEYS[i], 'v', b.token, 's', written[i], 'x', text(ends), 'k', b.stamp, 'd', b.deadline)
+  local ttl = timeToLive(b.limits, balances[i], ends, at[i])
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[i], ttl)
   else

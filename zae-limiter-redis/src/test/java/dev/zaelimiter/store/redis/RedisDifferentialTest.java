@@ -50,9 +50,12 @@ class RedisDifferentialTest {
     }
 
     /**
-     * The same histories with two Redis processes on one prefix, each call made by one of them at random (every
-     * configuration change by both, so that neither decides on configuration it has not read): each decides on
-     * buckets the other wrote, in the script or by a write of what it computed.
+     * The same histories with two Redis processes on one prefix, each call made by one of them at random, against two
+     * limiters on one in-memory store: each decides on buckets the other wrote, in the script or by a write of what it
+     * computed. In every other history the second process's clock is up to 9 ms ahead of or behind the first's (so
+     * that one decides on buckets written at a later instant than its own), and about half the configuration changes
+     * are made by one process only, the other learning it by the version a bucket answer carries (an
+     * {@code available} call, not compared, before its next decision).
      */
     @Test
     void twoProcessesGiveTheSameAnswersAsOneStore() {
@@ -64,17 +67,25 @@ class RedisDifferentialTest {
 
     private void run(long seed, int processes) {
         Random random = new Random(seed);
+        List<String> trail = new ArrayList<>();
         MutableClock clock = new MutableClock(Instant.parse("2026-03-02T21:25:00Z").plusSeconds(seed * 7919));
+        List<MutableClock> clocks = new ArrayList<>(List.of(clock));
+        long skew = processes > 1 && seed % 2 == 0 ? random.nextInt(19) - 9 : 0;
+        while (clocks.size() < processes) {
+            clocks.add(new MutableClock(clock.instant().plusMillis(skew)));
+        }
         InMemoryStore memoryStore = new InMemoryStore();
         RedisStore first = RedisTestStores.newStore(clock);
         String prefix = first.prefix();
-        Side memory = new Side(List.of(memoryStore), clock, seed);
+        Side memory = new Side(java.util.Collections.nCopies(processes, memoryStore), clocks, seed);
         List<LimiterStore> redisStores = new ArrayList<>(List.of(first));
         while (redisStores.size() < processes) {
-            redisStores.add(RedisTestStores.builder(clock).prefix(prefix).build());
+            redisStores.add(RedisTestStores.builder(clocks.get(redisStores.size())).prefix(prefix).build());
         }
-        Side redis = new Side(redisStores, clock, seed);
-        List<String> trail = new ArrayList<>();
+        Side redis = new Side(redisStores, clocks, seed);
+        if (skew != 0) {
+            trail.add("the second process's clock " + skew + " ms off the first's");
+        }
         try {
             if (seed % 3 == 0) {
                 trail.add("e1 under e2, cascading");
@@ -90,9 +101,17 @@ class RedisDifferentialTest {
                 Function<Side, Object> action;
                 if (kind < 12 || step == 0) {
                     List<Limit> limits = limits(random);
-                    what = "configure " + limits;
+                    int by = processes > 1 && random.nextBoolean() ? random.nextInt(processes) : -1;
+                    what = "configure " + limits + (by < 0 ? "" : " by process " + by + " only");
                     action = side -> {
-                        side.limiters.forEach(limiter -> limiter.admin().setResourceDefaults(RESOURCE, limits));
+                        if (by < 0) {
+                            side.limiters.forEach(limiter -> limiter.admin().setResourceDefaults(RESOURCE, limits));
+                        } else {
+                            side.limiters.get(by).admin().setResourceDefaults(RESOURCE, limits);
+                            for (RateLimiter other : side.limiters) {
+                                ENTITIES.forEach(id -> other.available(id, RESOURCE));      // learns the version
+                            }
+                        }
                         return "ok";
                     };
                 } else if (kind < 55) {
@@ -112,7 +131,7 @@ class RedisDifferentialTest {
                     long millis = pick(random, 1, 250, 1_000, 30_000, 3_600_000, 86_400_000, 31_536_000_000L,
                             -600_000, -5_000);
                     what = "advance " + millis + " ms";
-                    clock.advance(Duration.ofMillis(millis));
+                    clocks.forEach(each -> each.advance(Duration.ofMillis(millis)));
                     action = side -> "ok";
                 } else if (kind < 91) {
                     what = "available " + entity;
@@ -122,10 +141,10 @@ class RedisDifferentialTest {
                     action = side -> side.limiter().inspect(entity, RESOURCE).limits();
                 } else {
                     what = "reopen the limiters and the Redis store";
-                    memory.reopen(List.of(memoryStore));
+                    memory.reopen(java.util.Collections.nCopies(processes, memoryStore));
                     List<LimiterStore> reopened = new ArrayList<>();
                     for (int p = 0; p < processes; p++) {
-                        reopened.add(RedisTestStores.builder(clock).prefix(prefix).build());
+                        reopened.add(RedisTestStores.builder(clocks.get(p)).prefix(prefix).build());
                     }
                     redis.reopen(reopened);
                     action = side -> "ok";
@@ -192,7 +211,7 @@ class RedisDifferentialTest {
      * random of its own so that the histories stay those of one process.
      */
     private static final class Side {
-        final MutableClock clock;
+        final List<MutableClock> clocks;
         final Random choice;
         List<LimiterStore> stores;
         List<RateLimiter> limiters;
@@ -200,21 +219,25 @@ class RedisDifferentialTest {
         int last;
         int leaseProcess;
 
-        Side(List<LimiterStore> stores, MutableClock clock, long seed) {
-            this.clock = clock;
+        Side(List<LimiterStore> stores, List<MutableClock> clocks, long seed) {
+            this.clocks = clocks;
             this.choice = new Random(~seed);
             this.stores = stores;
-            this.limiters = stores.stream().map(this::limiter).toList();
+            this.limiters = limiters(stores);
         }
 
-        private RateLimiter limiter(LimiterStore on) {
-            return RateLimiter.builder().store(on).clock(clock).noCircuitBreaker()
-                    .usageFlushInterval(Duration.ZERO).build();
+        private List<RateLimiter> limiters(List<LimiterStore> on) {
+            List<RateLimiter> made = new ArrayList<>();
+            for (int p = 0; p < on.size(); p++) {
+                made.add(RateLimiter.builder().store(on.get(p)).clock(clocks.get(p)).noCircuitBreaker()
+                        .usageFlushInterval(Duration.ZERO).build());
+            }
+            return made;
         }
 
         /**
-         * The limiter of the process that makes the next call. A process taking over from another asks Redis before
-         * it refuses (it cannot know what the other gave back), as one store would see it.
+         * The limiter of the process that makes the next call (the same on both sides). A process taking over from
+         * another asks Redis before it refuses (it cannot know what the other gave back), as one store would see it.
          */
         RateLimiter limiter() {
             int next = choice.nextInt(limiters.size());
@@ -254,13 +277,13 @@ class RedisDifferentialTest {
                 }
             }
             stores = next;
-            limiters = next.stream().map(this::limiter).toList();
+            limiters = limiters(next);
             lease = null;
         }
 
         void close() {
             limiters.forEach(RateLimiter::close);
-            stores.forEach(LimiterStore::close);
+            stores.stream().distinct().forEach(LimiterStore::close);
         }
     }
 }

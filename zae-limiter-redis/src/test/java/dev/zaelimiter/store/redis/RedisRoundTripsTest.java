@@ -5,6 +5,8 @@ import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.memory.InMemoryStore;
 import dev.zaelimiter.testing.MutableClock;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.AfterEach;
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -42,6 +45,10 @@ class RedisRoundTripsTest {
     }
 
     private RateLimiter limiter(RedisStore on) {
+        return limiter(on, clock);
+    }
+
+    private static RateLimiter limiter(LimiterStore on, MutableClock clock) {
         return RateLimiter.builder().store(on).clock(clock).usageFlushInterval(Duration.ZERO).build();
     }
 
@@ -196,12 +203,66 @@ class RedisRoundTripsTest {
         limiter.acquire("user-1", "reports", Map.of("runs", 10L)).close();
         clock.advance(Duration.ofSeconds(10));
         long before = store.commands();
+        long writes = store.writeModeRuns();
         limiter.acquire("user-1", "reports", Map.of("runs", 3L)).close();
         assertThat(store.commands() - before).as("a reset may have passed: written whole").isEqualTo(1);
+        assertThat(store.writeModeRuns() - writes).as("in write mode").isEqualTo(1);
         before = store.commands();
         limiter.acquire("user-1", "reports", Map.of("runs", 3L)).close();
         assertThat(store.commands() - before).isEqualTo(1);
+        assertThat(store.writeModeRuns() - writes).as("then decided by the script").isEqualTo(1);
         assertThat(limiter.available("user-1", "reports")).containsEntry("runs", 4L);
+    }
+
+    @Test
+    void aProcessWhoseClockIsBehindTheLastWriteIsDecidedByTheScriptAtThatWrite() {
+        MutableClock fast = new MutableClock(Instant.parse("2026-12-02T12:00:00Z"));
+        MutableClock slow = new MutableClock(Instant.parse("2026-12-02T11:59:59.995Z"));
+        InMemoryStore memory = new InMemoryStore();
+        try (RedisStore a = RedisTestStores.builder(fast).build();
+             RedisStore b = RedisTestStores.builder(slow).prefix(a.prefix()).build()) {
+            List<RateLimiter> onFast = List.of(limiter(a, fast), limiter(memory, fast));
+            List<RateLimiter> onSlow = List.of(limiter(b, slow), limiter(memory, slow));
+            for (RateLimiter each : List.of(onFast.get(0), onFast.get(1))) {
+                each.admin().setResourceDefaults("api", List.of(Limit.perSecond("rps", 1000)));
+            }
+            onFast.get(0).available("user-1", "api");
+            onSlow.get(0).available("user-1", "api");                           // configuration loaded on both
+            long before = b.commands();
+            for (int i = 0; i < 20; i++) {
+                sameAnswers(onFast, Map.of("rps", 1L + i % 3));
+                sameAnswers(onSlow, Map.of("rps", 2L));
+                fast.advance(Duration.ofMillis(1));
+                slow.advance(Duration.ofMillis(1));
+            }
+            assertThat(b.commands() - before).as("one run per call on the slow host").isEqualTo(20);
+            assertThat(b.writeModeRuns()).isZero();
+            assertThat(onSlow.get(0).available("user-1", "api")).isEqualTo(onSlow.get(1).available("user-1", "api"));
+        }
+    }
+
+    @Test
+    void aRaceLostInWriteModeIsDecidedAgainByTheScript() {
+        limiter.admin().setResourceDefaults("reports", List.of(Limit.fixedWindow("runs", 10, Duration.ofSeconds(10))));
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            RateLimiter second = limiter(other);
+            limiter.acquire("user-1", "reports", Map.of("runs", 1L)).close();
+            clock.advance(Duration.ofSeconds(10));                          // this process knows a reset passed
+            second.acquire("user-1", "reports", Map.of("runs", 2L)).close(); // and the other one writes first
+            long before = store.commands();
+            long writes = store.writeModeRuns();
+            limiter.acquire("user-1", "reports", Map.of("runs", 3L)).close();
+            assertThat(store.commands() - before).isEqualTo(2);
+            assertThat(store.writeModeRuns() - writes).as("the lost race, then the script").isEqualTo(1);
+            assertThat(second.available("user-1", "reports")).containsEntry("runs", 5L);
+        }
+    }
+
+    private static void sameAnswers(List<RateLimiter> limiters, Map<String, Long> amounts) {
+        try (Lease onRedis = limiters.get(0).acquire("user-1", "api", amounts);
+             Lease inMemory = limiters.get(1).acquire("user-1", "api", amounts)) {
+            assertThat(onRedis.statuses()).isEqualTo(inMemory.statuses());
+        }
     }
 
     @Test

@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The script's decisions at the ends of its arithmetic, against the in-memory store on the same clock: a limit of
  * 10<sup>9</sup> tokens a second near the year 2100 (its grid points there pass 2<sup>80</sup>), idle spans whose
  * refill passes 2<sup>53</sup> milli-tokens, a refill period whose grid remainder needs more than 53 bits, and
- * debts of 10<sup>12</sup> and 10<sup>15</sup> tokens (the second beyond what the script takes: written whole). Two
+ * debts of 10<sup>12</sup> and 10<sup>15</sup> tokens (the second beyond what the script takes: written whole),
+ * consumption past 2<sup>53</sup> milli-tokens, and a long idle span that may not pay a debt back (declined). Two
  * processes take turns, so that every decision is made on a bucket the other one wrote last.
  */
 class RedisServerDecisionTest {
@@ -76,26 +77,79 @@ class RedisServerDecisionTest {
             both(available());
         }
         assertThat(commands() - before).as("each call one script run").isEqualTo(3L * waits.length);
-        clock.advance(Duration.ofDays(1));       // the refill passes 2^52 milli-tokens of the grid: written whole
+        clock.advance(Duration.ofDays(1));       // the refill passes 2^52 milli-tokens, surely filling the bucket
+        before = commands();
         both(acquire(Map.of("odd", 999_999L)));
+        assertThat(commands() - before).as("the script takes it as full").isEqualTo(1);
+        assertThat(writeModeRuns()).isZero();
         both(inspect());
     }
 
     @Test
     void debtsOfATrillionAndOfAQuadrillionTokens() {
         configure(Limit.perSecond("soft", 1000).soft(), Limit.perHour("hard", 5));
+        long before = commands();
         both(acquire(Map.of("soft", 1_000_000_000_000L, "hard", 1L)));
         for (long wait : new long[] {1_000, 3_600_000, 31_536_000_000L}) {
             clock.advance(Duration.ofMillis(wait));
             both(acquire(Map.of("soft", 1L, "hard", 1L)));
             both(inspect());
         }
+        assertThat(commands() - before).as("a debt of 10^15 milli-tokens: one run each").isEqualTo(7);
+        assertThat(writeModeRuns()).isZero();
         both(acquire(Map.of("soft", Limit.MAX_TOKENS)));
+        assertThat(writeModeRuns()).as("an amount past 2^52: written whole").isEqualTo(1);
         for (long wait : new long[] {1_000, 3_600_000, 31_536_000_000L}) {
             clock.advance(Duration.ofMillis(wait));
             both(acquire(Map.of("soft", 5L, "hard", 1L)));
             both(inspect());
         }
+    }
+
+    @Test
+    void consumptionPast2To53MilliTokensStaysExactWithOneRunPerCall() {
+        configure(Limit.perSecond("bytes", 4_000_000_000_000L));
+        for (int i = 0; i < 3; i++) {
+            both(acquire(Map.of("bytes", 4_000_000_000_000L)));        // 1.2 * 10^16 milli-tokens consumed
+            clock.advance(Duration.ofSeconds(1));
+        }
+        long before = commands();
+        for (int i = 0; i < 10; i++) {
+            both(acquire(Map.of("bytes", 1L)));
+        }
+        assertThat(commands() - before).as("each call one script run").isEqualTo(10);
+        assertThat(writeModeRuns()).isZero();
+        both(inspect());
+    }
+
+    @Test
+    void consumptionCountersCrossTheirPartsOf10To15MilliTokensBothWays() {
+        configure(Limit.perSecond("bytes", 4_000_000_000_000L).soft());
+        Lease lease = processes.get(0).acquire("user-1", "api", Map.of("bytes", 1L));
+        Lease mirror = memory.acquire("user-1", "api", Map.of("bytes", 1L));
+        for (long by : new long[] {-1_500_000_000_000L, -3L, 1_500_000_000_002L, 999_999_999_999L, -1L,
+                3_000_000_000_000L}) {
+            lease.adjust("bytes", by);                                  // negative, across zero, onto 10^15
+            mirror.adjust("bytes", by);
+            both(inspect());
+        }
+        assertThat(writeModeRuns()).isZero();
+    }
+
+    @Test
+    void aLongIdleSpanThatMayNotPayADebtBackIsDecidedInWriteMode() {
+        configure(Limit.perSecond("soft", 1_000_000_000L).soft());
+        both(acquire(Map.of("soft", 4_000_000_000_000L)));
+        both(acquire(Map.of("soft", 4_000_000_000_000L)));          // owes about 8 * 10^15 milli-tokens
+        clock.advance(Duration.ofMillis(4_600_000));                 // the refill passes 2^52, short of the debt
+        long before = commands();
+        both(acquire(Map.of("soft", 1L)));
+        assertThat(commands() - before).as("the script declines, the write mode decides").isEqualTo(2);
+        assertThat(writeModeRuns()).isEqualTo(1);
+        before = commands();
+        both(acquire(Map.of("soft", 1L)));
+        assertThat(commands() - before).as("then the script again").isEqualTo(1);
+        both(inspect());
     }
 
     @Test
@@ -132,6 +186,10 @@ class RedisServerDecisionTest {
 
     private long commands() {
         return first.commands() + second.commands();
+    }
+
+    private long writeModeRuns() {
+        return first.writeModeRuns() + second.writeModeRuns();
     }
 
     /** Runs {@code call} on the in-memory store and on the next Redis process, and compares their answers. */
