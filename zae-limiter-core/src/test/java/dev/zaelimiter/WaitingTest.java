@@ -198,28 +198,45 @@ class WaitingTest {
 
     @Test
     void waitersGoByPriorityThenArrival() throws Exception {
-        RateLimiter parked = RateLimiter.builder().store(new InMemoryStore()).build();
+        // a clock that stands still: a rejected waiter is due again only when the slot is given back, so no poll
+        // of a lower priority can be at the store at that moment
+        RateLimiter parked = RateLimiter.builder().store(new InMemoryStore()).clock(MutableClock.start()).build();
         parked.admin().setResourceDefaults("jobs", List.of(Limit.concurrency("inflight", 1)));
         Lease holder = parked.acquire("user-1", "jobs", Map.of());
         List<String> order = Collections.synchronizedList(new ArrayList<>());
-        List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        List<Thread> waiters = new ArrayList<>();
         String[] names = {"low", "high", "middle", "high-later"};
         int[] priorities = {1, 9, 5, 9};
         for (int i = 0; i < names.length; i++) {
             String name = names[i];
             int priority = priorities[i];
-            waiters.add(CompletableFuture.runAsync(() -> {
+            Thread waiter = new Thread(() -> {
                 try (Lease lease = parked.acquire(AcquireRequest.of("user-1", "jobs").priority(priority)
                         .maxWait(Duration.ofMinutes(1)))) {
                     order.add(name);
                 }
-            }));
-            int expected = i + 1;
-            awaitWaiters(parked, expected);
+            }, name);
+            waiter.start();
+            waiters.add(waiter);
+            awaitWaiters(parked, i + 1);
+            awaitParked(waiter);
         }
         holder.close();
-        CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        for (Thread waiter : waiters) {
+            waiter.join(60_000);
+        }
         assertThat(order).containsExactly("high", "high-later", "middle", "low");
+    }
+
+    /** Waits until {@code thread} has made its first attempt and waits for its turn again. */
+    private static void awaitParked(Thread thread) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(thread.getName() + " never waited, it is " + thread.getState());
+            }
+            Thread.onSpinWait();
+        }
     }
 
     @Test

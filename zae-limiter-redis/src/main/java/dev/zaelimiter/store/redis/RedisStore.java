@@ -46,10 +46,11 @@ public final class RedisStore implements LimiterStore {
     public static final Duration MIN_STAMP_TTL = Duration.ofSeconds(10);
 
     /**
-     * The longest allowed {@code stampTtl}: after a restart that lost data the configuration version starts again,
-     * so a process may keep configuration it read before for up to this long.
+     * The longest allowed {@code stampTtl}, so that every instant computed from it stays far inside a {@code long}.
+     * A process also trusts what it read no longer than this after a restart that lost data, when the configuration
+     * version starts again.
      */
-    public static final Duration MAX_STAMP_TTL = Duration.ofHours(1);
+    public static final Duration MAX_STAMP_TTL = Duration.ofDays(3650);
 
     /** How many request deadlines a decision may spend going round while other processes write its buckets. */
     private static final int RETRY_DEADLINES = 20;
