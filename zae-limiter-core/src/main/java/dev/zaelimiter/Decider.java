@@ -44,7 +44,7 @@ final class Decider {
         this.listener = listener;
         this.breaker = breaker;
         this.undebitedParents = new UndebitedParents(clock, listener);
-        this.planner = new RequestPlanner(store, usage != null);
+        this.planner = new RequestPlanner(store, usage != null, local);
         this.usage = usage;
         this.local = local;
     }
