@@ -98,11 +98,7 @@ final class RequestPlanner {
         final boolean oneLimit;
         /** The amounts last validated as a lone target's against this resolution, with the map they came from. */
         volatile Amounts amounts;
-        /**
-         * For a resolution shared by the entities that configure nothing: a configuration version of the store read
-         * before the levels were last found the same as this resolution's ({@link InPlaceBuckets#UNVERSIONED}:
-         * none).
-         */
+        /** Shared resolutions: the store's configuration version read before the levels were last found these. */
         volatile long version = InPlaceBuckets.UNVERSIONED;
 
         PlanBasis(ConfigSnapshot snapshot) {
@@ -246,11 +242,9 @@ final class RequestPlanner {
         if (validated == null || !validated.sameAs(consume)) {
             validateAmounts(consume);
         }
-        if (known != null && versions != null) {
-            long version = known.version;
-            if (version != InPlaceBuckets.UNVERSIONED && version == versions.sharedConfigVersion(entityId)) {
-                return known;
-            }
+        long version = known == null || versions == null ? InPlaceBuckets.UNVERSIONED : known.version;
+        if (version != InPlaceBuckets.UNVERSIONED && version == versions.sharedConfigVersion(entityId)) {
+            return known;
         }
         return resolved(entityId, resource, known);
     }
@@ -290,7 +284,9 @@ final class RequestPlanner {
                 known = new PlanBasis(snapshot);
                 shared.put(resource, known);
             }
-            known.version = version;            // read before the levels: a later change is seen at the next call
+            if (version != InPlaceBuckets.UNVERSIONED) {
+                known.version = version;        // read before the levels: a later change is seen at the next call
+            }
             return known;
         }
         BucketKey key = new BucketKey(entityId, resource);

@@ -117,6 +117,14 @@ class DecisionCacheTest {
         limiter.acquire("user-9", "api", ONE).close();
         limiter.acquire("user-9", "api", ONE).close();
         assertThat(loads).as("an entity with a record of its own").hasValue(2);
+
+        limiter.admin().setLimits("user-7", "api", List.of(Limit.perMinute("rpm", 5)));
+        limiter.admin().deleteLimits("user-7", "api");
+        limiter.acquire("user-1", "api", ONE).close();
+        limiter.acquire("user-7", "api", ONE).close();            // levels of its own once: loaded, resolved as shared
+        loads.set(0);
+        limiter.acquire("user-1", "api", ONE).close();
+        assertThat(loads).as("the others, after a call of an entity whose own levels were emptied").hasValue(0);
     }
 
     @Test
