@@ -44,7 +44,7 @@ final class Decider {
         this.listener = listener;
         this.breaker = breaker;
         this.undebitedParents = new UndebitedParents(clock, listener);
-        this.planner = new RequestPlanner(store, usage != null);
+        this.planner = new RequestPlanner(store, usage != null, local);
         this.usage = usage;
         this.local = local;
     }
@@ -55,12 +55,13 @@ final class Decider {
     }
 
     /**
-     * One decision, waiting for nothing: the lease, or the refusal (explained at once when {@code raise}, as
-     * {@code acquire} is about to raise it). Raises for a pause and for what is no refusal. {@code given}
+     * One decision, waiting for nothing: the {@link Lease}, or the refusal: when {@code raise}, the
+     * {@link RateLimitExceededException} that {@code acquire} is about to raise (so that no {@link Refusal} is made
+     * only to carry it), otherwise a {@link Refusal}. Raises for a pause and for what is no refusal. {@code given}
      * is the request, or {@code null} for a call of one target without wait or override made by its parts (the
      * request is then made only if a path other than the in-place decision needs it).
      */
-    Attempt attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
+    Object attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
             boolean raise) {
         AcquireRequest request = given;
         UnavailablePolicy policy = given == null ? unavailable : unavailable.forCall(given.onUnavailable());
@@ -120,7 +121,9 @@ final class Decider {
                 usage.refused(statuses, now);
             }
             notify(entityId, resource, Decision.Outcome.REFUSED, statuses, writes, started);
-            return Refusal.of(new RateLimitExceededException(statuses, slotsRefused(plan, statuses), false));
+            RateLimitExceededException refused = new RateLimitExceededException(statuses,
+                    slotsRefused(plan, statuses), false);
+            return raise ? refused : Refusal.of(refused);
         }
         DefaultLease lease = new DefaultLease(writes, plan, result.buckets());
         if (usage != null) {
@@ -140,7 +143,7 @@ final class Decider {
      * What follows a decision the store made in place (which counted its usage too): the listener, and the lease or
      * the refusal.
      */
-    private Attempt decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted,
+    private Object decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted,
             LeaseWrites writes, long started, boolean raise) {
         if (admitted) {
             if (listener != null) {
@@ -149,8 +152,13 @@ final class Decider {
             }
             return one;
         }
-        Refusal refusal = raise ? Refusal.toRaise(OneLimitLease.REFUSAL, one)
-                : Refusal.explainedBy(OneLimitLease.REFUSAL, one);
+        if (raise) {
+            RateLimitExceededException refused = new RateLimitExceededException(OneLimitLease.REFUSAL, one);
+            notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refused.statuses(),
+                    writes, started);
+            return refused;
+        }
+        Refusal refusal = Refusal.explainedBy(OneLimitLease.REFUSAL, one);
         notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refusal.statuses(),
                 writes, started);
         return refusal;

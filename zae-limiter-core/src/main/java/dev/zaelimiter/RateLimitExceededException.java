@@ -17,15 +17,12 @@ public class RateLimitExceededException extends RateLimiterException {
     private final boolean waitsForSlots;
     private volatile String message;
     /**
-     * Builds the statuses of a refusal explained when first read; {@code null} for one explained when made. Final,
-     * so that a thread given the exception without synchronization can still explain it.
+     * Builds the statuses of a refusal explained when first read from what its decision saw; {@code null} for one
+     * explained when made. Final, as what it is given is, so that a thread given the exception without
+     * synchronization can still explain it.
      */
-    private final transient Explanation explanation;
-
-    /** What builds the statuses of a refusal explained when first read. */
-    interface Explanation {
-        List<LimitStatus> refusalStatuses();
-    }
+    private final transient Refusal.Explanation<Object> explanation;
+    private final transient Object seen;
 
     public RateLimitExceededException(List<LimitStatus> statuses) {
         this(statuses, false);
@@ -49,16 +46,20 @@ public class RateLimitExceededException extends RateLimiterException {
         explained(statuses);
         this.waitsForSlots = waitsForSlots;
         this.explanation = null;
+        this.seen = null;
     }
 
     /**
-     * A refusal raised by the limiter (no stack trace) whose statuses {@code explanation} builds when first read:
-     * a caller that only catches the refusal does not pay for them.
+     * A refusal raised by the limiter (no stack trace, no concurrency limit among its violations) whose statuses
+     * {@code explanation} builds from {@code seen}, what its decision saw, when first read: a caller that only
+     * catches the refusal does not pay for them.
      */
-    RateLimitExceededException(Explanation explanation, boolean waitsForSlots) {
+    @SuppressWarnings("unchecked")
+    <S> RateLimitExceededException(Refusal.Explanation<S> explanation, S seen) {
         super(null, false);
-        this.explanation = explanation;
-        this.waitsForSlots = waitsForSlots;
+        this.explanation = (Refusal.Explanation<Object>) explanation;
+        this.seen = seen;
+        this.waitsForSlots = false;
     }
 
     private void explained(List<LimitStatus> given) {
@@ -79,7 +80,7 @@ public class RateLimitExceededException extends RateLimiterException {
             synchronized (this) {
                 known = statuses;
                 if (known == null) {
-                    explained(explanation.refusalStatuses());
+                    explained(explanation.statuses(seen));
                     known = statuses;
                 }
             }
@@ -91,6 +92,7 @@ public class RateLimitExceededException extends RateLimiterException {
     protected RateLimitExceededException(String message, List<LimitStatus> statuses, Duration retryAfter) {
         super(message);
         this.explanation = null;
+        this.seen = null;
         this.message = message;
         this.statuses = List.copyOf(statuses);
         this.retryAfter = retryAfter;

@@ -100,14 +100,15 @@ public final class RateLimiter implements AutoCloseable {
     }
 
     /**
-     * The lease, or the refusal raised. Raised here rather than where it was decided, so that a caller that catches
-     * it right away (a benchmark, a loop of retries) may have the throw compiled into a jump.
+     * The lease {@link Decider#attemptOnce} decided, or the refusal it made, raised. Raised here rather than where it
+     * was decided, so that a caller that catches it right away (a benchmark, a loop of retries) may have the throw
+     * compiled into a jump.
      */
-    private static Lease leaseOrRaise(Attempt attempt) {
-        if (attempt instanceof Refusal refusal) {
-            throw refusal.exception();
+    private static Lease leaseOrRaise(Object decided) {
+        if (decided instanceof Lease lease) {
+            return lease;
         }
-        return (Lease) attempt;
+        throw decided instanceof RateLimitExceededException refused ? refused : ((Refusal) decided).exception();
     }
 
     /**
@@ -135,7 +136,7 @@ public final class RateLimiter implements AutoCloseable {
             return tryAcquire(AcquireRequest.of(entityId, resource, consume));
         }
         try {
-            return decider.attemptOnce(null, entityId, resource, consume, false);
+            return (Attempt) decider.attemptOnce(null, entityId, resource, consume, false);
         } catch (RateLimitExceededException e) {
             return Refusal.of(e);
         }
@@ -152,8 +153,8 @@ public final class RateLimiter implements AutoCloseable {
     public Attempt tryAcquire(AcquireRequest request) {
         Arguments.required("request", request);
         try {
-            return request.maxWait().isZero() ? decider.attemptOnce(request, request.entityId(), request.resource(),
-                    request.consume(), false) : acquire(request);
+            return request.maxWait().isZero() ? (Attempt) decider.attemptOnce(request, request.entityId(),
+                    request.resource(), request.consume(), false) : acquire(request);
         } catch (RateLimitExceededException e) {
             return Refusal.of(e);
         }

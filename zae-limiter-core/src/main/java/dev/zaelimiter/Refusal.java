@@ -10,7 +10,7 @@ import java.util.List;
  * for; and for a refusal decided in place, its statuses built from what the decision saw when someone first reads
  * them.
  */
-final class Refusal implements Attempt, RateLimitExceededException.Explanation {
+final class Refusal implements Attempt {
 
     /**
      * Builds the statuses of a refusal from what its decision saw.
@@ -60,16 +60,6 @@ final class Refusal implements Attempt, RateLimitExceededException.Explanation {
         return new Refusal(seen, explanation);
     }
 
-    /**
-     * As {@link #explainedBy}, for a refusal about to be raised: its exception is made at once, with a plain write,
-     * as no other thread can see the refusal yet; its statuses still when first read.
-     */
-    static <S> Refusal toRaise(Explanation<S> explanation, S seen) {
-        Refusal refusal = new Refusal(seen, explanation);
-        refusal.explained = new RateLimitExceededException(refusal, false);
-        return refusal;
-    }
-
     /** The refusal as {@link RateLimiter#acquire} raises it. */
     RateLimitExceededException exception() {
         if (explanation == null) {
@@ -79,15 +69,9 @@ final class Refusal implements Attempt, RateLimitExceededException.Explanation {
         if (known != null) {
             return known;
         }
-        RateLimitExceededException made = new RateLimitExceededException(this, false);
+        RateLimitExceededException made = new RateLimitExceededException(explanation, reason);
         RateLimitExceededException raced = (RateLimitExceededException) EXPLAINED.compareAndExchange(this, null, made);
         return raced == null ? made : raced;
-    }
-
-    /** The statuses of this refusal, explained from what its decision saw: what its exception asks for once. */
-    @Override
-    public List<LimitStatus> refusalStatuses() {
-        return explanation.statuses(reason);
     }
 
     @Override

@@ -34,19 +34,24 @@ final class RequestPlanner {
     private final LimiterStore store;
     /** Whether in-place decisions count usage: the limiter keeps a usage history. */
     private final boolean countsUsage;
+    /** The store's configuration versions, or {@code null}: the configuration is loaded for every call. */
+    private final InPlaceBuckets versions;
 
     /**
      * The resolution of each resource for the entities that configure nothing of their own (no record, no level),
-     * which all resolve alike. An entry stands while the store answers with the same resource and system levels.
+     * which all resolve alike. An entry stands while the store answers with the same resource and system levels;
+     * while the store's {@linkplain InPlaceBuckets#sharedConfigVersion configuration version} is the entry's, the
+     * levels are not loaded again.
      */
     private final ConcurrentHashMap<String, PlanBasis> shared = new ConcurrentHashMap<>();
 
     /** The resolutions of entities that have a record or a level of their own, while the store answers the same. */
     private final ConcurrentHashMap<BucketKey, PlanBasis> own = new ConcurrentHashMap<>();
 
-    RequestPlanner(LimiterStore store, boolean countsUsage) {
+    RequestPlanner(LimiterStore store, boolean countsUsage, InPlaceBuckets versions) {
         this.store = store;
         this.countsUsage = countsUsage;
+        this.versions = versions;
     }
 
     /**
@@ -93,6 +98,8 @@ final class RequestPlanner {
         final boolean oneLimit;
         /** The amounts last validated as a lone target's against this resolution, with the map they came from. */
         volatile Amounts amounts;
+        /** Shared resolutions: the store's configuration version read before the levels were last found these. */
+        volatile long version = InPlaceBuckets.UNVERSIONED;
 
         PlanBasis(ConfigSnapshot snapshot) {
             this.snapshot = snapshot;
@@ -235,6 +242,10 @@ final class RequestPlanner {
         if (validated == null || !validated.sameAs(consume)) {
             validateAmounts(consume);
         }
+        long version = known == null || versions == null ? InPlaceBuckets.UNVERSIONED : known.version;
+        if (version != InPlaceBuckets.UNVERSIONED && version == versions.sharedConfigVersion(entityId)) {
+            return known;
+        }
         return resolved(entityId, resource, known);
     }
 
@@ -264,16 +275,19 @@ final class RequestPlanner {
      * for the resource a moment ago ({@code null}: look it up if needed).
      */
     private PlanBasis resolved(String entityId, String resource, PlanBasis sharedKnown) {
+        long version = versions == null ? InPlaceBuckets.UNVERSIONED : versions.sharedConfigVersion(entityId);
         ConfigSnapshot snapshot = store.loadConfig(entityId, resource);
         if (snapshot.entity() == null && snapshot.entityResource().isEmpty() && snapshot.entityDefault().isEmpty()) {
             PlanBasis known = sharedKnown != null ? sharedKnown : shared.get(resource);
-            if (known != null && known.snapshot.resource() == snapshot.resource()
-                    && known.snapshot.system() == snapshot.system()) {
-                return known;
+            if (known == null || known.snapshot.resource() != snapshot.resource()
+                    || known.snapshot.system() != snapshot.system()) {
+                known = new PlanBasis(snapshot);
+                shared.put(resource, known);
             }
-            PlanBasis fresh = new PlanBasis(snapshot);
-            shared.put(resource, fresh);
-            return fresh;
+            if (version != InPlaceBuckets.UNVERSIONED) {
+                known.version = version;        // read before the levels: a later change is seen at the next call
+            }
+            return known;
         }
         BucketKey key = new BucketKey(entityId, resource);
         PlanBasis known = own.get(key);

@@ -1,5 +1,8 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.store.ConfigSnapshot;
+import dev.zaelimiter.store.ForwardingStore;
+import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.BeforeEach;
@@ -9,6 +12,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -76,6 +80,51 @@ class DecisionCacheTest {
         assertThatThrownBy(() -> limiter.acquire("user-1", "api", ONE))
                 .isInstanceOfSatisfying(RateLimitExceededException.class,
                         e -> assertThat(e.violations()).extracting(LimitStatus::entityId).containsExactly("org-1"));
+    }
+
+    @Test
+    void whileNoConfigurationChangesTheStoreIsNotAskedForIt() {
+        AtomicInteger loads = new AtomicInteger();
+        LimiterStore counted = new ForwardingStore() {
+            @Override
+            protected LimiterStore delegate() {
+                return store;
+            }
+
+            @Override
+            public ConfigSnapshot loadConfig(String entityId, String resource) {
+                loads.incrementAndGet();
+                return store.loadConfig(entityId, resource);
+            }
+        };
+        RateLimiter limiter = RateLimiter.builder().store(counted).clock(clock).build();
+        limiter.acquire("user-1", "api", ONE).close();
+
+        loads.set(0);
+        for (int i = 0; i < 5; i++) {
+            limiter.acquire("user-" + i, "api", ONE).close();
+        }
+        assertThat(loads).as("calls of entities that configure nothing, nothing changed").hasValue(0);
+
+        limiter.admin().setSystemDefaults(List.of(Limit.perMinute("rps", 1)));
+        limiter.acquire("user-1", "api", ONE).close();
+        assertThat(loads).as("after a change anywhere").hasValue(1);
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 3)));
+        assertThat(limiter.acquire("user-2", "api", ONE).statuses().get(0).capacity()).isEqualTo(3);
+
+        limiter.admin().createEntity("user-9");
+        loads.set(0);
+        limiter.acquire("user-9", "api", ONE).close();
+        limiter.acquire("user-9", "api", ONE).close();
+        assertThat(loads).as("an entity with a record of its own").hasValue(2);
+
+        limiter.admin().setLimits("user-7", "api", List.of(Limit.perMinute("rpm", 5)));
+        limiter.admin().deleteLimits("user-7", "api");
+        limiter.acquire("user-1", "api", ONE).close();
+        limiter.acquire("user-7", "api", ONE).close();            // levels of its own once: loaded, resolved as shared
+        loads.set(0);
+        limiter.acquire("user-1", "api", ONE).close();
+        assertThat(loads).as("the others, after a call of an entity whose own levels were emptied").hasValue(0);
     }
 
     @Test

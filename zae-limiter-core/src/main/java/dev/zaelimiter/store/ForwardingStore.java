@@ -124,7 +124,8 @@ public abstract class ForwardingStore implements LimiterStore {
 
     /**
      * The delegate's in-place decisions. A decorator that must see every decision overrides this to wrap them or
-     * to answer {@code null}.
+     * to answer {@code null}; so does one that changes what {@link #loadConfig} answers, since the limiter does not
+     * load the configuration again while {@link InPlaceBuckets#sharedConfigVersion} answers the same.
      */
     @Override
     public InPlaceBuckets inPlaceBuckets() {

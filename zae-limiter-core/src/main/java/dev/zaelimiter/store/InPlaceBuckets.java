@@ -46,6 +46,21 @@ public interface InPlaceBuckets {
     record Take(List<Limit> limits, long amountMilli, boolean countOnly, boolean countUsage) {
     }
 
+    /** What {@link #sharedConfigVersion} answers when it promises nothing. */
+    long UNVERSIONED = Long.MIN_VALUE;
+
+    /**
+     * The version of the configuration {@code entityId} resolves to when it configures nothing of its own (no
+     * record, no level): a number the store changes after every write of a configuration level or an entity. While
+     * it answers the same number, {@link LimiterStore#loadConfig} of such an entity answers the same levels, so a
+     * caller may keep what it derived from them instead of loading them for every call, and still see a change at
+     * its next call. {@link #UNVERSIONED} when {@code entityId} configures something of its own, and from a store
+     * that makes no such promise (the default).
+     */
+    default long sharedConfigVersion(String entityId) {
+        return UNVERSIONED;
+    }
+
     /**
      * Hands {@code sink} every count that {@link #takeOne} made and did not hand over yet, each once, and forgets
      * it: exact under concurrent decisions.

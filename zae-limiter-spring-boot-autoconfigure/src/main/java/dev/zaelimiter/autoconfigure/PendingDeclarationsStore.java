@@ -2,8 +2,10 @@ package dev.zaelimiter.autoconfigure;
 
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.Names;
+import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.ForwardingStore;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimiterStore;
 import org.springframework.core.DecoratingProxy;
@@ -36,6 +38,31 @@ final class PendingDeclarationsStore extends ForwardingStore implements Decorati
     @Override
     public Class<?> getDecoratedClass() {
         return delegate instanceof DecoratingProxy proxy ? proxy.getDecoratedClass() : delegate.getClass();
+    }
+
+    /**
+     * The store's in-place decisions, without its configuration version while the declarations are pending: the
+     * configuration calls see then is not the store's, and changes without a new version when they are written.
+     */
+    @Override
+    public InPlaceBuckets inPlaceBuckets() {
+        InPlaceBuckets local = delegate.inPlaceBuckets();
+        return local == null ? null : new InPlaceBuckets() {
+            @Override
+            public <C> boolean takeOne(BucketKey key, Take take, long now, Outcome<C> outcome, C call) {
+                return local.takeOne(key, take, now, outcome, call);
+            }
+
+            @Override
+            public long sharedConfigVersion(String entityId) {
+                return pending.getAsBoolean() ? UNVERSIONED : local.sharedConfigVersion(entityId);
+            }
+
+            @Override
+            public void drainUsage(UsageSink sink) {
+                local.drainUsage(sink);
+            }
+        };
     }
 
     @Override

@@ -13,7 +13,7 @@ import java.util.function.Function;
  * then waits for that file to exist (the moment to switch callgrind's instrumentation on) before the measured calls.
  *
  * <pre>
- * java -jar benchmarks/target/zae-limiter-benchmarks.jar calls hot|keys|refused|refusedAttempt
+ * java -jar benchmarks/target/zae-limiter-benchmarks.jar calls hot|keys|gateway|gatewayKeys|refused|refusedAttempt
  *      [--warmup=60000] [--calls=1000000] [--go=FILE]
  * </pre>
  */
@@ -22,6 +22,8 @@ public final class CallCount {
     private static final Map<String, Function<InMemoryBenchmarks.Limiter, Object>> CALLS = Map.of(
             "hot", state -> new InMemoryBenchmarks().oneLimitHotKey(state),
             "keys", state -> new InMemoryBenchmarks().oneLimitTenThousandKeys(state),
+            "gateway", state -> new InMemoryBenchmarks().gatewayThreeLimits(state),
+            "gatewayKeys", state -> new InMemoryBenchmarks().gatewayTenThousandKeys(state),
             "refused", state -> new InMemoryBenchmarks().refused(state),
             "refusedAttempt", state -> new InMemoryBenchmarks().refusedAttempt(state));
 
@@ -56,12 +58,14 @@ public final class CallCount {
         for (int i = 0; i < warmup / 1000; i++) {
             loop(call, state, 1000);                  // many short loops: the loop itself gets compiled normally
         }
+        // obtained and used before the measured calls, so that loading its classes is not counted with them
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        threads.getCurrentThreadAllocatedBytes();
         System.out.println("warm");
         while (go != null && !Files.exists(go)) {
             Thread.sleep(20);
         }
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long before = threads.getCurrentThreadAllocatedBytes();
         loop(call, state, calls);
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;

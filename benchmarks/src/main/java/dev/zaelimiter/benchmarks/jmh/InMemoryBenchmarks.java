@@ -45,6 +45,7 @@ public class InMemoryBenchmarks {
             keys = keys();
             for (String key : keys) {
                 limiter.acquire(key, "api", ONE).close();
+                limiter.acquire(key, "gpt", GATEWAY).close();
             }
         }
     }
@@ -72,6 +73,16 @@ public class InMemoryBenchmarks {
     @Benchmark
     public Lease gatewayThreeLimits(Limiter state) {
         Lease lease = state.limiter.acquire("user-1", "gpt", GATEWAY);
+        lease.adjust("tpm", 120);
+        lease.close();
+        return lease;
+    }
+
+    /** The gateway call on a random one of 10,000 keys per call. */
+    @Benchmark
+    public Lease gatewayTenThousandKeys(Limiter state) {
+        String key = state.keys[ThreadLocalRandom.current().nextInt(KEYS)];
+        Lease lease = state.limiter.acquire(key, "gpt", GATEWAY);
         lease.adjust("tpm", 120);
         lease.close();
         return lease;

@@ -25,6 +25,8 @@ public class Peers {
         Bucket hot;
         Bucket exhausted;
         ConcurrentHashMap<String, Bucket> byKey;
+        Bucket[] gateway;
+        ConcurrentHashMap<String, Bucket[]> gatewayByKey;
         String[] keys;
         RateLimiter resilience;
 
@@ -40,11 +42,33 @@ public class Peers {
             for (String key : keys) {
                 byKey.computeIfAbsent(key, k -> huge()).tryConsume(1);
             }
+            gateway = gateway();
+            gatewayByKey = new ConcurrentHashMap<>();
+            for (String key : keys) {
+                gatewayCall(gatewayByKey.computeIfAbsent(key, k -> gateway()));
+            }
             resilience = RateLimiter.of("hot", RateLimiterConfig.custom()
                     .limitForPeriod(Integer.MAX_VALUE)
                     .limitRefreshPeriod(Duration.ofSeconds(1))
                     .timeoutDuration(Duration.ZERO)
                     .build());
+        }
+
+        /**
+         * The gateway's three limits as three buckets: requests per minute, tokens per minute, requests per day. The
+         * tokens bucket is as large as ours but refills over 12 days: bucket4j refills at most a token per
+         * nanosecond, and no benchmark runs long enough to empty it.
+         */
+        static Bucket[] gateway() {
+            return new Bucket[] {
+                    bucket(HUGE, Duration.ofMinutes(1)), bucket(HUGE * 1_000_000, Duration.ofDays(12)),
+                    bucket(HUGE, Duration.ofDays(1))};
+        }
+
+        static Bucket bucket(long capacity, Duration period) {
+            return Bucket.builder()
+                    .addLimit(Bandwidth.builder().capacity(capacity).refillGreedy(capacity, period).build())
+                    .build();
         }
 
         static Bucket huge() {
@@ -71,6 +95,40 @@ public class Peers {
     @Benchmark
     public boolean bucket4jRefused(Buckets state) {
         return state.exhausted.tryConsume(1);
+    }
+
+    /**
+     * {@link InMemoryBenchmarks#gatewayThreeLimits} done with three bucket4j buckets on one hot key: takes 1 request
+     * per minute, 500 tokens per minute and 1 request per day, giving back what it took when a later bucket refuses,
+     * then takes the adjustment of 120 tokens (into debt if need be, as our adjustment does).
+     */
+    @Benchmark
+    public boolean bucket4jGatewayHotKey(Buckets state) {
+        return gatewayCall(state.gateway);
+    }
+
+    /** The same on a random one of 10,000 keys, each with its three buckets in the usual map. */
+    @Benchmark
+    public boolean bucket4jGatewayTenThousandKeys(Buckets state) {
+        String key = state.keys[ThreadLocalRandom.current().nextInt(InMemoryBenchmarks.KEYS)];
+        return gatewayCall(state.gatewayByKey.computeIfAbsent(key, k -> Buckets.gateway()));
+    }
+
+    static boolean gatewayCall(Bucket[] buckets) {
+        if (!buckets[0].tryConsume(1)) {
+            return false;
+        }
+        if (!buckets[1].tryConsume(500)) {
+            buckets[0].addTokens(1);
+            return false;
+        }
+        if (!buckets[2].tryConsume(1)) {
+            buckets[0].addTokens(1);
+            buckets[1].addTokens(500);
+            return false;
+        }
+        buckets[1].consumeIgnoringRateLimits(120);
+        return true;
     }
 
     /** resilience4j's rate limiter (its default, atomic implementation). */

@@ -19,7 +19,9 @@ class JmhSuiteTest {
         assertThat(figures.heap()[1]).as("bucket4j's bytes per bucket").isPositive();
         assertThat(figures.markdown())
                 .contains("one limit, hot key vs bucket4j", "10,000 keys vs bucket4j map of buckets",
-                        "refused call vs bucket4j", "`@RateLimited` over direct acquire",
+                        "refused call vs bucket4j",
+                        "3-limit gateway call with adjust, hot key, vs three bucket4j buckets",
+                        "3-limit gateway call with adjust, 10,000 keys, vs three bucket4j buckets", "`@RateLimited` over direct acquire",
                         "filter, one rule, over direct acquire, on Tomcat's request/response",
                         "filter on Spring's mock request/response", "heap per one-limit bucket at 2,000 buckets");
     }

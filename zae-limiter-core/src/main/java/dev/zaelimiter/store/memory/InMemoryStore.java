@@ -224,6 +224,11 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
     }
 
     @Override
+    public long sharedConfigVersion(String entityId) {
+        return config.sharedConfigVersion(entityId);
+    }
+
+    @Override
     public void drainUsage(UsageSink sink) {
         cells.drainUsage(sink);
     }

@@ -7,6 +7,7 @@ import dev.zaelimiter.EntityNotFoundException;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.ConfigSnapshot;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.LevelConfig;
 
 import java.util.Comparator;
@@ -53,6 +54,12 @@ final class MemoryConfig {
                 getLevel(ConfigScope.entity(entityId, DEFAULT_RESOURCE)),
                 getLevel(ConfigScope.resource(resource)),
                 getLevel(ConfigScope.system()));
+    }
+
+    /** {@link dev.zaelimiter.store.InPlaceBuckets#sharedConfigVersion}: the version read before the entity. */
+    long sharedConfigVersion(String entityId) {
+        long version = configVersion;
+        return configured.containsKey(entityId) ? InPlaceBuckets.UNVERSIONED : version;
     }
 
     LevelConfig getLevel(ConfigScope scope) {
