@@ -164,9 +164,9 @@ final class Buckets {
         int[] held = lock(debits.stream().map(BucketDebit::key).toList());                  // what it learns must not overwrite a later decision's
         try {
             Seen[] known = known(debits);
-            Seen[] current = send(debits, known, null, now);
+            Seen[] current = send(debits, known, null, now, new boolean[debits.size()]);
             if (current != null && askAgain(current, now)) {
-                Seen[] again = send(debits, current, null, now);     // to extend a key that goes too soon
+                Seen[] again = send(debits, current, null, now, new boolean[debits.size()]);  // to extend a key that goes too soon
                 current = again == null ? current : again;
             }
             Seen[] used = current == null ? known : current;
@@ -200,20 +200,35 @@ final class Buckets {
         try {
             long deadline = System.nanoTime() + retryNanos;
             Seen[] known = known(debits);
+            boolean[] done = new boolean[debits.size()];     // written by this call (buckets in several slots)
+            BucketState[] basis = new BucketState[debits.size()];
             while (true) {
                 BucketState[] refilled = new BucketState[known.length];
                 for (int i = 0; i < known.length; i++) {
-                    refilled[i] = refilled(debits.get(i), known[i], now);
+                    refilled[i] = done[i] ? basis[i] : refilled(debits.get(i), known[i], now);
                 }
                 Outcome<T> outcome = decision.decide(refilled);
-                if (refusedOnRecentStates(outcome, known, now) && refusableLocally(debits)) {
-                    return outcome.result();
+                BucketState[] writes = outcome.writes().clone();
+                for (int i = 0; i < writes.length; i++) {
+                    writes[i] = done[i] ? null : writes[i];
                 }
-                Seen[] current = send(debits, known, outcome.writes(), now);
+                boolean[] written = new boolean[debits.size()];
+                Seen[] current = refusedOnRecentStates(outcome, known, now) && refusableLocally(debits) ? null
+                        : send(debits, known, writes, now, written);
+                for (int i = 0; i < written.length; i++) {
+                    if (written[i]) {
+                        done[i] = true;
+                        basis[i] = refilled[i];
+                    }
+                }
                 if (current == null) {
+                    if (refused(outcome)) {
+                        giveBack(debits, done, now);
+                    }
                     return outcome.result();
                 }
                 if (System.nanoTime() - deadline > 0) {
+                    giveBack(debits, done, now);
                     throw new StoreUnavailableException("other processes kept writing the buckets " + keysOf(debits)
                             + " for " + retryNanos / 1_000_000 + " ms: no decision could be written", null);
                 }
@@ -221,6 +236,32 @@ final class Buckets {
             }
         } finally {
             unlock(held);
+        }
+    }
+
+    /** Whether {@code outcome} writes no bucket: a refusal. */
+    private static boolean refused(Outcome<?> outcome) {
+        for (BucketState write : outcome.writes()) {
+            if (write != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Gives back what this call took from the buckets it wrote ({@code done}) before the rest was refused: possible
+     * only where a call's buckets lie in several slots of a cluster, whose runs are written apart. As a lease's
+     * rollback does, and as the DynamoDB store compensates a cascade: tokens and slots back, capped at the capacity.
+     */
+    private void giveBack(List<BucketDebit> debits, boolean[] done, long now) {
+        for (int i = 0; i < done.length; i++) {
+            if (done[i]) {
+                BucketDebit d = debits.get(i).shared();
+                Map<String, Long> back = new HashMap<>();
+                d.amountsMilli().forEach((limit, amount) -> back.put(limit, -amount));
+                apply(List.of(d.withAmounts(back)), now);
+            }
         }
     }
 
@@ -284,16 +325,20 @@ final class Buckets {
      * Sends one decision: {@code writes} (null, or null entries: nothing written) conditioned on {@code known}; a
      * bucket not written has its key's expiry extended where it goes too soon for the limits in force. Returns
      * {@code null} when every token matched (and the writes were made), else the buckets as the server holds them
-     * (also remembered), of which those whose key goes too soon are marked to be asked again.
+     * (also remembered), of which those whose key goes too soon are marked to be asked again. Buckets in several
+     * slots of a cluster get one run per slot, all in flight together: each is written or not on its own, and
+     * {@code written} says which were.
      */
-    private Seen[] send(List<BucketDebit> debits, Seen[] known, BucketState[] writes, long now) {
-        List<String> k = new ArrayList<>(debits.size() + 1);
-        List<String> args = new ArrayList<>(1 + 5 * debits.size());
-        args.add(Integer.toString(debits.size()));
-        String[] tokens = new String[debits.size()];
-        for (int i = 0; i < debits.size(); i++) {
+    private Seen[] send(List<BucketDebit> debits, Seen[] known, BucketState[] writes, long now, boolean[] written) {
+        int n = debits.size();
+        List<String> k = new ArrayList<>(n);
+        List<List<String>> perBucket = new ArrayList<>(n);
+        String[] tokens = new String[n];
+        for (int i = 0; i < n; i++) {
             BucketDebit d = debits.get(i);
             k.add(keys.bucket(d.key()));
+            List<String> args = new ArrayList<>(5);
+            perBucket.add(args);
             args.add(known[i].token());
             BucketState write = writes == null ? null : writes[i];
             if (write == null) {
@@ -308,29 +353,77 @@ final class Buckets {
             args.add(Long.toString(endsAfter));
             args.add(Long.toString(Expiry.timeToLive(write, d.kept(), endsAfter, now)));
         }
-        k.add(keys.configVersion());
-        List<Object> reply = redis.run(SCRIPT, k, args);
-        configVersion.accept(Long.parseLong(String.valueOf(reply.get(1))));
-        if (((Long) reply.get(0)) == 1L) {
-            for (int i = 0; i < debits.size(); i++) {
-                List<Limit> kept = debits.get(i).kept();
-                remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new Seen(tokens[i],
-                        BucketLife.endsAfter(kept, writes[i].lastRefillMillis()), writes[i], slotLimits(kept), now));
+        List<int[]> groups = bySlot(k);
+        List<List<Object>> replies = new ArrayList<>(groups.size());
+        if (groups.size() == 1) {
+            replies.add(redis.runVersioned(SCRIPT, k, runArgs(groups.get(0), perBucket), keys.configVersion()));
+        } else {
+            List<RedisCalls.Run> runs = new ArrayList<>();
+            for (int[] group : groups) {
+                runs.add(new RedisCalls.Run(SCRIPT, Arrays.stream(group).mapToObj(k::get).toList(),
+                        runArgs(group, perBucket)));
             }
-            return null;
+            List<Object> answers = redis.together(runs, List.of(keys.configVersion()));
+            for (int j = 0; j < groups.size(); j++) {
+                @SuppressWarnings("unchecked")
+                List<Object> reply = new ArrayList<>((List<Object>) answers.get(j));
+                reply.set(1, answers.get(groups.size()) == null ? "0" : answers.get(groups.size()));
+                replies.add(reply);
+            }
         }
-        Seen[] current = new Seen[debits.size()];
-        for (int i = 0; i < current.length; i++) {
-            String token = (String) reply.get(2 + 4 * i);
-            current[i] = token.isEmpty() ? Seen.ABSENT : read(debits.get(i).key(), token,
-                    (String) reply.get(3 + 4 * i), (String) reply.get(4 + 4 * i));
-            long pttl = (Long) reply.get(5 + 4 * i);
-            if (!token.isEmpty() && !Expiry.tooSoon(pttl, neededTtl(debits.get(i), current[i], now))) {
-                current[i] = current[i].learned(now);
+        Seen[] current = null;
+        for (int j = 0; j < groups.size(); j++) {
+            int[] group = groups.get(j);
+            List<Object> reply = replies.get(j);
+            configVersion.accept(Long.parseLong(String.valueOf(reply.get(1))));
+            if (((Long) reply.get(0)) == 1L) {
+                for (int i : group) {
+                    written[i] = tokens[i] != null;
+                    List<Limit> kept = debits.get(i).kept();
+                    remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new Seen(tokens[i],
+                            BucketLife.endsAfter(kept, writes[i].lastRefillMillis()), writes[i], slotLimits(kept),
+                            now));
+                }
+                continue;
             }
-            remember(debits.get(i).key(), current[i]);
+            current = current == null ? new Seen[n] : current;
+            for (int g = 0; g < group.length; g++) {
+                int i = group[g];
+                String token = (String) reply.get(2 + 4 * g);
+                current[i] = token.isEmpty() ? Seen.ABSENT : read(debits.get(i).key(), token,
+                        (String) reply.get(3 + 4 * g), (String) reply.get(4 + 4 * g));
+                long pttl = (Long) reply.get(5 + 4 * g);
+                if (!token.isEmpty() && !Expiry.tooSoon(pttl, neededTtl(debits.get(i), current[i], now))) {
+                    current[i] = current[i].learned(now);
+                }
+                remember(debits.get(i).key(), current[i]);
+            }
+        }
+        if (current != null) {
+            for (int i = 0; i < n; i++) {
+                current[i] = current[i] == null ? seen.getOrDefault(debits.get(i).key(), Seen.ABSENT) : current[i];
+            }
         }
         return current;
+    }
+
+    /** The positions of {@code bucketKeys} grouped by hash slot (one group where there are no slots). */
+    private List<int[]> bySlot(List<String> bucketKeys) {
+        Map<Integer, List<Integer>> slots = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < bucketKeys.size(); i++) {
+            slots.computeIfAbsent(redis.slot(bucketKeys.get(i)), slot -> new ArrayList<>()).add(i);
+        }
+        return slots.values().stream().map(group -> group.stream().mapToInt(Integer::intValue).toArray()).toList();
+    }
+
+    /** The arguments of one {@code bucket.lua} run on the buckets at {@code group}. */
+    private static List<String> runArgs(int[] group, List<List<String>> perBucket) {
+        List<String> args = new ArrayList<>(1 + 5 * group.length);
+        args.add(Integer.toString(group.length));
+        for (int i : group) {
+            args.addAll(perBucket.get(i));
+        }
+        return args;
     }
 
     /**

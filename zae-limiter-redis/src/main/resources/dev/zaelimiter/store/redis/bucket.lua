@@ -3,7 +3,7 @@
 -- write is applied only if no other write came between (the bucket's token is still the one the caller saw).
 --
 -- KEYS[1..n]  the buckets (hashes: v = token of the last write, s = state, x = horizon in epoch ms)
--- KEYS[n+1]   the configuration version
+-- KEYS[n+1]   the configuration version, when given (on Redis Cluster it lies in another slot: the caller reads it)
 -- ARGV[1]     n
 -- per bucket i, five values from ARGV[2 + 5(i-1)]:
 --   expected token ('' = no bucket), new token ('' = check only, write nothing), state, horizon,
@@ -11,7 +11,7 @@
 --   back); for a check, the one the limits in force ask for ('' = any): a key that would go more than half an
 --   hour sooner (the caller keeps an hour for clocks) gets it, 0 making it keep none
 --
--- Returns {1, config version} when every token matched (and every write was made), otherwise writes nothing and
+-- Returns {1, config version ('0' when not given)} when every token matched (and every write was made), otherwise writes nothing and
 -- returns {0, config version, then token, state, horizon and PTTL of each bucket}, so that the caller decides again
 -- from the states as they are without reading them first.
 local n = tonumber(ARGV[1])
@@ -22,7 +22,10 @@ for i = 1, n do
     break
   end
 end
-local version = redis.call('GET', KEYS[n + 1]) or '0'
+local version = '0'
+if #KEYS > n then
+  version = redis.call('GET', KEYS[n + 1]) or '0'
+end
 if not matched then
   local out = {0, version}
   for i = 1, n do
