@@ -138,6 +138,23 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** The text of {@code INFO section}. */
+    public String info(String section) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("INFO " + section + "\r\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder header = new StringBuilder();
+            for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
+                header.append((char) c);
+            }
+            int length = Integer.parseInt(header.toString().trim().substring(1));
+            return new String(in.readNBytes(length), StandardCharsets.UTF_8);
+        }
+    }
+
     /** {@code -Dzae.redis.server}, else {@code redis-server} on the PATH, else the binary from the jar. */
     static synchronized String binary() {
         String configured = System.getProperty(BINARY_PROPERTY);
