@@ -166,7 +166,8 @@ final class Buckets {
             Seen[] known = known(debits);
             Seen[] current = send(debits, known, null, now, new boolean[debits.size()]);
             if (current != null && askAgain(current, now)) {
-                Seen[] again = send(debits, current, null, now, new boolean[debits.size()]);  // to extend a key that goes too soon
+                // to extend a key that goes too soon
+                Seen[] again = send(debits, current, null, now, new boolean[debits.size()]);
                 current = again == null ? current : again;
             }
             Seen[] used = current == null ? known : current;
@@ -353,7 +354,7 @@ final class Buckets {
             args.add(Long.toString(endsAfter));
             args.add(Long.toString(Expiry.timeToLive(write, d.kept(), endsAfter, now)));
         }
-        List<int[]> groups = bySlot(k);
+        List<int[]> groups = redis.bySlot(k);
         List<List<Object>> replies = new ArrayList<>(groups.size());
         if (groups.size() == 1) {
             replies.add(redis.runVersioned(SCRIPT, k, runArgs(groups.get(0), perBucket), keys.configVersion()));
@@ -375,7 +376,10 @@ final class Buckets {
         for (int j = 0; j < groups.size(); j++) {
             int[] group = groups.get(j);
             List<Object> reply = replies.get(j);
-            configVersion.accept(Long.parseLong(String.valueOf(reply.get(1))));
+            String version = String.valueOf(reply.get(1));
+            if (!version.isEmpty()) {
+                configVersion.accept(Long.parseLong(version));
+            }
             if (((Long) reply.get(0)) == 1L) {
                 for (int i : group) {
                     written[i] = tokens[i] != null;
@@ -407,19 +411,15 @@ final class Buckets {
         return current;
     }
 
-    /** The positions of {@code bucketKeys} grouped by hash slot (one group where there are no slots). */
-    private List<int[]> bySlot(List<String> bucketKeys) {
-        Map<Integer, List<Integer>> slots = new java.util.LinkedHashMap<>();
-        for (int i = 0; i < bucketKeys.size(); i++) {
-            slots.computeIfAbsent(redis.slot(bucketKeys.get(i)), slot -> new ArrayList<>()).add(i);
-        }
-        return slots.values().stream().map(group -> group.stream().mapToInt(Integer::intValue).toArray()).toList();
-    }
-
-    /** The arguments of one {@code bucket.lua} run on the buckets at {@code group}. */
-    private static List<String> runArgs(int[] group, List<List<String>> perBucket) {
-        List<String> args = new ArrayList<>(1 + 5 * group.length);
+    /**
+     * The arguments of one {@code bucket.lua} run on the buckets at {@code group}: on one Redis it reads the
+     * configuration version too; on a cluster, where the version lies in another slot, a {@code GET} in flight
+     * with it does.
+     */
+    private List<String> runArgs(int[] group, List<List<String>> perBucket) {
+        List<String> args = new ArrayList<>(2 + 5 * group.length);
         args.add(Integer.toString(group.length));
+        args.add(redis.cluster() ? "" : "1");
         for (int i : group) {
             args.addAll(perBucket.get(i));
         }

@@ -23,7 +23,9 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -130,6 +132,15 @@ final class RedisCalls implements AutoCloseable {
     /** The slot of {@code key} on a cluster; 0 for every key elsewhere (all keys are together). */
     int slot(String key) {
         return cluster() ? SlotHash.getSlot(key) : 0;
+    }
+
+    /** The positions of {@code keys} grouped by hash slot, in order of first appearance (one group off a cluster). */
+    List<int[]> bySlot(List<String> keys) {
+        Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            slots.computeIfAbsent(slot(keys.get(i)), slot -> new ArrayList<>()).add(i);
+        }
+        return slots.values().stream().map(group -> group.stream().mapToInt(Integer::intValue).toArray()).toList();
     }
 
     /**

@@ -3,27 +3,29 @@
 -- write is applied only if no other write came between (the bucket's token is still the one the caller saw).
 --
 -- KEYS[1..n]  the buckets (hashes: v = token of the last write, s = state, x = horizon in epoch ms)
--- KEYS[n+1]   the configuration version, when given (on Redis Cluster it lies in another slot: the caller reads it)
+-- KEYS[n+1]   the configuration version, only when ARGV[2] is '1'
 -- ARGV[1]     n
--- per bucket i, five values from ARGV[2 + 5(i-1)]:
+-- ARGV[2]     '1' to answer with the configuration version, '' to answer '' (the caller then keeps its
+--             configuration by its stampTtl alone)
+-- per bucket i, five values from ARGV[3 + 5(i-1)]:
 --   expected token ('' = no bucket), new token ('' = check only, write nothing), state, horizon,
 --   time to live in ms: for a write, the key's (0 = none: the bucket owes something that no known instant pays
 --   back); for a check, the one the limits in force ask for ('' = any): a key that would go more than half an
 --   hour sooner (the caller keeps an hour for clocks) gets it, 0 making it keep none
 --
--- Returns {1, config version ('0' when not given)} when every token matched (and every write was made), otherwise writes nothing and
+-- Returns {1, config version} when every token matched (and every write was made), otherwise writes nothing and
 -- returns {0, config version, then token, state, horizon and PTTL of each bucket}, so that the caller decides again
 -- from the states as they are without reading them first.
 local n = tonumber(ARGV[1])
 local matched = true
 for i = 1, n do
-  if (redis.call('HGET', KEYS[i], 'v') or '') ~= ARGV[2 + 5 * (i - 1)] then
+  if (redis.call('HGET', KEYS[i], 'v') or '') ~= ARGV[3 + 5 * (i - 1)] then
     matched = false
     break
   end
 end
-local version = '0'
-if #KEYS > n then
+local version = ''
+if ARGV[2] == '1' then
   version = redis.call('GET', KEYS[n + 1]) or '0'
 end
 if not matched then
@@ -38,7 +40,7 @@ if not matched then
   return out
 end
 for i = 1, n do
-  local at = 2 + 5 * (i - 1)
+  local at = 3 + 5 * (i - 1)
   if ARGV[at + 1] ~= '' then
     redis.call('HSET', KEYS[i], 'v', ARGV[at + 1], 's', ARGV[at + 2], 'x', ARGV[at + 3])
     local ttl = tonumber(ARGV[at + 4])
