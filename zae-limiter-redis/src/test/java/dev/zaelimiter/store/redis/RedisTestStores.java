@@ -65,8 +65,12 @@ public final class RedisTestStores {
 
     /** A store on the shared test cluster, under a prefix no other store uses. */
     public static RedisStore newClusterStore(Clock clock) {
+        return clusterBuilder(clock).build();
+    }
+
+    public static RedisStore.Builder clusterBuilder(Clock clock) {
         return RedisStore.builder().clusterClient(clusterClient()).requestTimeout(REQUEST_TIMEOUT)
-                .prefix("c" + PREFIXES.incrementAndGet()).clock(clock).build();
+                .prefix("c" + PREFIXES.incrementAndGet()).clock(clock);
     }
 
     public static RedisStore.Builder builder(Clock clock) {
