@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rollbacks into debt and back, across configuration changes (every kind of limit, soft or hard, scheduled), clock
  * steps forwards (up to a year, past buckets' lives) and back (up to ten minutes), concurrency limits, an entity
  * cascading to its parent (every third seed), and reopening the Redis store (a process that knows nothing of the
- * buckets). A failing history names its seed and steps;
+ * buckets); 120 histories on one Redis and 60 on the test cluster. A failing history names its seed and steps;
  * {@code -Dzae.redisdiff.seed=N} replays one.
  *
  * <p>A smaller cousin of {@code zae-limiter-dynamodb}'s {@code DifferentialHistoryTest}: that test's generator is
@@ -37,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedisDifferentialTest {
 
     private static final int HISTORIES = Integer.getInteger("zae.redisdiff.histories", 120);
+    private static final int CLUSTER_HISTORIES = Integer.getInteger("zae.redisdiff.clusterHistories", 60);
     private static final int STEPS = 40;
     private static final List<String> ENTITIES = List.of("e1", "e2");
     private static final String RESOURCE = "r1";
@@ -45,15 +46,23 @@ class RedisDifferentialTest {
     void bothStoresGiveTheSameAnswers() {
         Long only = Long.getLong("zae.redisdiff.seed");
         for (long seed = only == null ? 1 : only; seed <= (only == null ? HISTORIES : only); seed++) {
-            run(seed);
+            run(seed, RedisTestStores::builder);
         }
     }
 
-    private void run(long seed) {
+    @Test
+    void bothStoresGiveTheSameAnswersOnACluster() {
+        Long only = Long.getLong("zae.redisdiff.seed");
+        for (long seed = only == null ? 1 : only; seed <= (only == null ? CLUSTER_HISTORIES : only); seed++) {
+            run(seed, RedisTestStores::clusterBuilder);
+        }
+    }
+
+    private void run(long seed, Function<java.time.Clock, RedisStore.Builder> stores) {
         Random random = new Random(seed);
         MutableClock clock = new MutableClock(Instant.parse("2026-03-02T21:25:00Z").plusSeconds(seed * 7919));
         InMemoryStore memoryStore = new InMemoryStore();
-        RedisStore first = RedisTestStores.newStore(clock);
+        RedisStore first = stores.apply(clock).build();
         String prefix = first.prefix();
         Side memory = new Side(memoryStore, clock);
         Side redis = new Side(first, clock);
@@ -106,7 +115,7 @@ class RedisDifferentialTest {
                 } else {
                     what = "reopen the limiters and the Redis store";
                     memory.reopen(memoryStore);
-                    redis.reopen(RedisTestStores.builder(clock).prefix(prefix).build());
+                    redis.reopen(stores.apply(clock).prefix(prefix).build());
                     action = side -> "ok";
                 }
                 trail.add(step + ": " + what);
