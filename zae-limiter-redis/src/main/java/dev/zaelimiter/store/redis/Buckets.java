@@ -214,14 +214,15 @@ final class Buckets {
                     writes[i] = done[i] ? null : writes[i];
                 }
                 boolean[] written = new boolean[debits.size()];
-                Seen[] current = refusedOnRecentStates(outcome, known, now) && refusableLocally(debits) ? null
-                        : send(debits, known, writes, now, written);
-                for (int i = 0; i < written.length; i++) {
-                    if (written[i]) {
-                        done[i] = true;
-                        basis[i] = refilled[i];
-                    }
+                Seen[] current;
+                try {
+                    current = refusedOnRecentStates(outcome, known, now) && refusableLocally(debits) ? null
+                            : send(debits, known, writes, now, written);
+                } catch (StoreUnavailableException e) {
+                    giveBack(debits, done(done, written, basis, refilled), now);   // the slots that answered
+                    throw e;
                 }
+                done(done, written, basis, refilled);
                 if (current == null) {
                     if (refused(outcome)) {
                         giveBack(debits, done, now);
@@ -238,6 +239,17 @@ final class Buckets {
         } finally {
             unlock(held);
         }
+    }
+
+    /** Marks the buckets {@code written} as {@code done}, decided on {@code refilled}; answers {@code done}. */
+    private static boolean[] done(boolean[] done, boolean[] written, BucketState[] basis, BucketState[] refilled) {
+        for (int i = 0; i < written.length; i++) {
+            if (written[i]) {
+                done[i] = true;
+                basis[i] = refilled[i];
+            }
+        }
+        return done;
     }
 
     /** Whether {@code outcome} writes no bucket: a refusal. */
@@ -356,6 +368,7 @@ final class Buckets {
         }
         List<int[]> groups = redis.bySlot(k);
         List<List<Object>> replies = new ArrayList<>(groups.size());
+        StoreUnavailableException failure = null;            // of one slot's run: the others' writes are marked
         if (groups.size() == 1) {
             replies.add(redis.runVersioned(SCRIPT, k, runArgs(groups.get(0), perBucket), keys.configVersion()));
         } else {
@@ -364,11 +377,17 @@ final class Buckets {
                 runs.add(new RedisCalls.Run(SCRIPT, Arrays.stream(group).mapToObj(k::get).toList(),
                         runArgs(group, perBucket)));
             }
-            List<Object> answers = redis.together(runs, List.of(keys.configVersion()));
+            List<Object> answers = redis.each(runs, List.of(keys.configVersion()));
+            Object version = answers.get(groups.size());
             for (int j = 0; j < groups.size(); j++) {
+                if (answers.get(j) instanceof StoreUnavailableException failed) {
+                    failure = failed;
+                    replies.add(null);
+                    continue;
+                }
                 @SuppressWarnings("unchecked")
                 List<Object> reply = new ArrayList<>((List<Object>) answers.get(j));
-                reply.set(1, answers.get(groups.size()) == null ? "0" : answers.get(groups.size()));
+                reply.set(1, RedisCalls.version(version));
                 replies.add(reply);
             }
         }
@@ -376,6 +395,9 @@ final class Buckets {
         for (int j = 0; j < groups.size(); j++) {
             int[] group = groups.get(j);
             List<Object> reply = replies.get(j);
+            if (reply == null) {
+                continue;
+            }
             String version = String.valueOf(reply.get(1));
             if (!version.isEmpty()) {
                 configVersion.accept(Long.parseLong(version));
@@ -402,6 +424,9 @@ final class Buckets {
                 }
                 remember(debits.get(i).key(), current[i]);
             }
+        }
+        if (failure != null) {
+            throw failure;
         }
         if (current != null) {
             for (int i = 0; i < n; i++) {

@@ -154,39 +154,73 @@ final class RedisCalls implements AutoCloseable {
             all.add(versionKey);
             return run(script, all, args);
         }
-        List<Object> answers = together(List.of(new Run(script, keys, args)), List.of(versionKey));
+        List<Object> answers = each(List.of(new Run(script, keys, args)), List.of(versionKey));
+        if (answers.get(0) instanceof StoreUnavailableException failed) {
+            throw failed;
+        }
         @SuppressWarnings("unchecked")
         List<Object> reply = new ArrayList<>((List<Object>) answers.get(0));
-        Object version = answers.get(1);
-        reply.set(1, version == null ? "0" : version);
+        reply.set(1, version(answers.get(1)));
         return reply;
+    }
+
+    /**
+     * The configuration version a {@code GET} answered: {@code "0"} for none yet, and {@code ""} (unknown: the
+     * configuration is then kept by its {@code stampTtl}) when the read failed, so that a decision the script made
+     * is answered even while the node that holds the version is out.
+     */
+    static Object version(Object answer) {
+        return answer == null ? "0" : answer instanceof StoreUnavailableException ? "" : answer;
     }
 
     /**
      * Sends every run of {@code runs} and a {@code GET} of every key of {@code reads}, all in flight at once, and
      * answers with their answers in that order (a missing key's {@code GET} answers {@code null}); each script the
-     * server does not know is sent whole, within the one deadline.
+     * server does not know is sent whole, within the one deadline. The first that failed fails the whole.
      */
     List<Object> together(List<Run> runs, List<String> reads) {
+        List<Object> answers = each(runs, reads);
+        for (Object answer : answers) {
+            if (answer instanceof StoreUnavailableException failed) {
+                throw failed;
+            }
+        }
+        return answers;
+    }
+
+    /**
+     * As {@link #together}, but each command fails on its own: its answer is then the
+     * {@link StoreUnavailableException} it failed with, so that the caller knows what the others did.
+     */
+    List<Object> each(List<Run> runs, List<String> reads) {
         if (closed) {
             throw new StoreUnavailableException("the Redis store at " + where + " is closed", null);
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         commands.addAndGet(runs.size() + reads.size());
+        RedisClusterAsyncCommands<String, String> async = unavailableIfFailed(() -> connection().async());
+        List<CompletableFuture<?>> sent = new ArrayList<>();
+        for (Run run : runs) {
+            sent.add(send(async, run));
+        }
+        for (String key : reads) {
+            sent.add(async.get(key).toCompletableFuture());
+        }
+        List<Object> answers = new ArrayList<>(sent.size());
+        for (CompletableFuture<?> answer : sent) {
+            try {
+                answers.add(unavailableIfFailed(() -> await(answer, deadline, true)));
+            } catch (StoreUnavailableException e) {
+                answers.add(e);
+            }
+        }
+        return answers;
+    }
+
+    /** The value of {@code command}, a Redis failure or timeout as {@link StoreUnavailableException}. */
+    private <T> T unavailableIfFailed(java.util.function.Supplier<T> command) {
         try {
-            RedisClusterAsyncCommands<String, String> async = connection().async();
-            List<CompletableFuture<?>> sent = new ArrayList<>();
-            for (Run run : runs) {
-                sent.add(send(async, run));
-            }
-            for (String key : reads) {
-                sent.add(async.get(key).toCompletableFuture());
-            }
-            List<Object> answers = new ArrayList<>(sent.size());
-            for (CompletableFuture<?> answer : sent) {
-                answers.add(await(answer, deadline, true));
-            }
-            return answers;
+            return command.get();
         } catch (RedisCommandTimeoutException e) {
             timeouts.incrementAndGet();
             throw new StoreUnavailableException("Redis at " + where + " did not answer within " + timeout, e);
