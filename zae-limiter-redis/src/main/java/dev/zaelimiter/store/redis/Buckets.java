@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 
 /**
@@ -45,47 +46,6 @@ final class Buckets {
      */
     static final long LOCAL_REFUSAL_MILLIS = 1_000;
 
-    /**
-     * A bucket as this process last saw it: the token of its last write ("" for none), its horizon and state, the
-     * names of its limits that were concurrency limits when it was written, and the instant of the decision that
-     * learned it.
-     */
-    private record Seen(String token, long endsAfter, BucketState state, Set<String> slotLimits, long learnedAt) {
-        static final Seen ABSENT = new Seen("", 0, null, Set.of(), Long.MIN_VALUE);
-
-        Seen learned(long at) {
-            return new Seen(token, endsAfter, state, slotLimits, at);
-        }
-
-        /**
-         * The state as {@code limits} take it: a concurrency limit's free slots are no balance, so a limit that was
-         * one when the bucket was written and is of another kind in {@code limits} is full (at the capacity in force
-         * once refilled), its consumption kept, as in the other stores.
-         */
-        BucketState takenAs(List<Limit> limits) {
-            if (slotLimits.isEmpty()) {
-                return state;
-            }
-            Map<String, LimitState> states = null;
-            for (Limit limit : limits) {
-                LimitState old = state.limits().get(limit.name());
-                if (old != null && !limit.isConcurrency() && slotLimits.contains(limit.name())) {
-                    states = states == null ? new HashMap<>(state.limits()) : states;
-                    states.put(limit.name(), new LimitState(Long.MAX_VALUE, old.consumedMilli()));
-                }
-            }
-            return states == null ? state : new BucketState(state.lastRefillMillis(), states);
-        }
-
-        /**
-         * Whether a refusal made on this state may stand without asking Redis: learned (written, confirmed, or found
-         * absent) less than a second ago, and not found with a key that goes too soon for the limits in force.
-         */
-        boolean recent(long now) {
-            return learnedAt != Long.MIN_VALUE && now >= learnedAt && now - learnedAt < LOCAL_REFUSAL_MILLIS;
-        }
-    }
-
     /** What one decision writes ({@code null}: nothing, for that bucket) and what the caller gets. */
     private record Outcome<T>(T result, BucketState[] writes) {
     }
@@ -95,12 +55,27 @@ final class Buckets {
         Outcome<T> decide(BucketState[] refilled);
     }
 
+    /**
+     * How the script's decide mode serves a decision ({@link ServerDecision}): its mode, and the caller's result
+     * of a call it admitted, from the states it wrote.
+     */
+    private record OnServer<T>(String mode, Function<BucketState[], T> admitted) {
+    }
+
+    /**
+     * What a run in decide mode answered: the states it wrote, or (nothing written) the buckets as they are and
+     * whether it refused the call on them (else it declined to decide).
+     */
+    private record ServerAnswer(BucketState[] written, KnownBucket[] current, boolean refused) {
+    }
+
     private final RedisCalls redis;
     private final Keys keys;
     private final LongConsumer configVersion;
     private final long retryNanos;
     private final long turnNanos;
-    private final ConcurrentHashMap<BucketKey, Seen> seen = new ConcurrentHashMap<>();
+    private final ServerDecision server = new ServerDecision();
+    private final ConcurrentHashMap<BucketKey, KnownBucket> seen = new ConcurrentHashMap<>();
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
 
     Buckets(RedisCalls redis, Keys keys, LongConsumer configVersion, long retryNanos, long turnNanos) {
@@ -115,7 +90,14 @@ final class Buckets {
     }
 
     AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
-        return decide(debits, now, refilled -> {
+        OnServer<AcquireResult> onServer = new OnServer<>(ServerDecision.ACQUIRE, written -> {
+            List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
+            for (int i = 0; i < written.length; i++) {
+                snapshots.add(new BucketSnapshot(debits.get(i).key(), written[i]));
+            }
+            return new AcquireResult(true, snapshots);
+        });
+        return decide(debits, now, onServer, refilled -> {
             boolean admitted = true;
             for (int i = 0; i < debits.size() && admitted; i++) {
                 BucketDebit debit = debits.get(i);
@@ -137,7 +119,7 @@ final class Buckets {
     }
 
     void apply(List<BucketDebit> debits, long now) {
-        decide(debits, now, refilled -> {
+        decide(debits, now, new OnServer<>(ServerDecision.ADJUST, written -> null), refilled -> {
             BucketState[] writes = new BucketState[debits.size()];
             for (int i = 0; i < writes.length; i++) {
                 BucketDebit d = debits.get(i);
@@ -148,7 +130,7 @@ final class Buckets {
     }
 
     boolean renew(List<BucketDebit> debits, long now) {
-        return decide(debits, now, refilled -> {
+        return decide(debits, now, null, refilled -> {
             boolean held = true;
             BucketState[] writes = new BucketState[debits.size()];
             for (int i = 0; i < writes.length; i++) {
@@ -163,14 +145,14 @@ final class Buckets {
     List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
         int[] held = lock(debits.stream().map(BucketDebit::key).toList());                  // what it learns must not overwrite a later decision's
         try {
-            Seen[] known = known(debits);
-            Seen[] current = send(debits, known, null, now, new boolean[debits.size()]);
+            KnownBucket[] known = known(debits);
+            KnownBucket[] current = send(debits, known, null, now, new boolean[debits.size()]);
             if (current != null && askAgain(current, now)) {
                 // to extend a key that goes too soon
-                Seen[] again = send(debits, current, null, now, new boolean[debits.size()]);
+                KnownBucket[] again = send(debits, current, null, now, new boolean[debits.size()]);
                 current = again == null ? current : again;
             }
-            Seen[] used = current == null ? known : current;
+            KnownBucket[] used = current == null ? known : current;
             List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
             for (int i = 0; i < debits.size(); i++) {
                 snapshots.add(new BucketSnapshot(debits.get(i).key(), refilled(debits.get(i), used[i], now)));
@@ -191,40 +173,72 @@ final class Buckets {
         }
     }
 
+    /**
+     * Makes every bucket this process knows too old for a refusal without a round trip, so that its next call on
+     * each asks Redis: for tests that compare several processes with one store.
+     */
+    void expireLocalRefusals() {
+        seen.replaceAll((key, known) -> known.learned(Long.MIN_VALUE));
+    }
+
     /** Forgets what this process saw of {@code entityId}'s buckets (they were deleted). */
     void forget(String entityId) {
         seen.keySet().removeIf(key -> key.entityId().equals(entityId));
     }
 
-    private <T> T decide(List<BucketDebit> debits, long now, Decision<T> decision) {
+    /**
+     * Decides {@code debits} at {@code now}: refused without a round trip where the buckets as this process knows
+     * them allow; else by the script from the buckets as stored where {@code onServer} is given and the script can
+     * ({@link ServerDecision}); else, or when the script finds a bucket outside what it decides, by a conditional
+     * write of what {@code decision} computed, going round while other processes write first.
+     */
+    private <T> T decide(List<BucketDebit> debits, long now, OnServer<T> onServer, Decision<T> decision) {
         int[] held = lock(debits.stream().map(BucketDebit::key).toList());
         try {
             long deadline = System.nanoTime() + retryNanos;
-            Seen[] known = known(debits);
+            KnownBucket[] known = known(debits);
+            boolean byScript = onServer != null && ServerDecision.applies(debits, now)
+                    && !server.outdated(debits, known, now) && oneSlot(debits);
             boolean[] done = new boolean[debits.size()];     // written by this call (buckets in several slots)
             BucketState[] basis = new BucketState[debits.size()];
             while (true) {
-                BucketState[] refilled = new BucketState[known.length];
-                for (int i = 0; i < known.length; i++) {
-                    refilled[i] = done[i] ? basis[i] : refilled(debits.get(i), known[i], now);
+                BucketState[] refilled = refilled(debits, known, now);
+                for (int i = 0; i < refilled.length; i++) {
+                    refilled[i] = done[i] ? basis[i] : refilled[i];
                 }
                 Outcome<T> outcome = decision.decide(refilled);
+                if (refusedOnRecentStates(outcome, known, now) && refusableLocally(debits)) {
+                    giveBack(debits, done, now);
+                    return outcome.result();
+                }
+                if (byScript) {
+                    ServerAnswer answer = decideOnServer(debits, onServer.mode(), now);
+                    if (answer.written() != null) {
+                        return onServer.admitted().apply(answer.written());
+                    }
+                    byScript = false;
+                    known = answer.current();
+                    Outcome<T> again = decision.decide(refilled(debits, known, now));
+                    if (answer.refused() ? writesNothing(again) : refusedOnRecentStates(again, known, now)) {
+                        return again.result();
+                    }
+                    continue;
+                }
                 BucketState[] writes = outcome.writes().clone();
                 for (int i = 0; i < writes.length; i++) {
                     writes[i] = done[i] ? null : writes[i];
                 }
                 boolean[] written = new boolean[debits.size()];
-                Seen[] current;
+                KnownBucket[] current;
                 try {
-                    current = refusedOnRecentStates(outcome, known, now) && refusableLocally(debits) ? null
-                            : send(debits, known, writes, now, written);
+                    current = send(debits, known, writes, now, written);
                 } catch (StoreUnavailableException e) {
                     giveBack(debits, done(done, written, basis, refilled), now);   // the slots that answered
                     throw e;
                 }
                 done(done, written, basis, refilled);
                 if (current == null) {
-                    if (refused(outcome)) {
+                    if (writesNothing(outcome)) {
                         giveBack(debits, done, now);
                     }
                     return outcome.result();
@@ -241,6 +255,11 @@ final class Buckets {
         }
     }
 
+    /** Whether every bucket of {@code debits} lies in one slot (always, off a cluster). */
+    private boolean oneSlot(List<BucketDebit> debits) {
+        return redis.bySlot(debits.stream().map(d -> keys.bucket(d.key())).toList()).size() == 1;
+    }
+
     /** Marks the buckets {@code written} as {@code done}, decided on {@code refilled}; answers {@code done}. */
     private static boolean[] done(boolean[] done, boolean[] written, BucketState[] basis, BucketState[] refilled) {
         for (int i = 0; i < written.length; i++) {
@@ -250,16 +269,6 @@ final class Buckets {
             }
         }
         return done;
-    }
-
-    /** Whether {@code outcome} writes no bucket: a refusal. */
-    private static boolean refused(Outcome<?> outcome) {
-        for (BucketState write : outcome.writes()) {
-            if (write != null) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -278,17 +287,80 @@ final class Buckets {
         }
     }
 
-    private Seen[] known(List<BucketDebit> debits) {
-        Seen[] known = new Seen[debits.size()];
+    private static BucketState[] refilled(List<BucketDebit> debits, KnownBucket[] known, long now) {
+        BucketState[] refilled = new BucketState[known.length];
         for (int i = 0; i < known.length; i++) {
-            known[i] = seen.getOrDefault(debits.get(i).key(), Seen.ABSENT);
+            refilled[i] = refilled(debits.get(i), known[i], now);
+        }
+        return refilled;
+    }
+
+    /** One run of the script in decide mode ({@link ServerDecision}) for {@code debits} at {@code now}. */
+    private ServerAnswer decideOnServer(List<BucketDebit> debits, String mode, long now) {
+        List<String> k = new ArrayList<>(debits.size() + 1);
+        List<String> args = new ArrayList<>(3 + debits.size() * 20);
+        args.add(Integer.toString(debits.size()));
+        args.add(versionFlag());
+        args.add(Long.toString(now));
+        String[] tokens = new String[debits.size()];
+        for (int i = 0; i < debits.size(); i++) {
+            k.add(keys.bucket(debits.get(i).key()));
+            tokens[i] = newToken();
+            server.arguments(args, debits.get(i), tokens[i], mode, now);
+        }
+        List<Object> reply = redis.runVersioned(SCRIPT, k, args, keys.configVersion());
+        version(reply);
+        if ((Long) reply.get(0) != 1L) {
+            KnownBucket[] current = new KnownBucket[debits.size()];
+            current(debits, all(debits.size()), reply, now, current);
+            return new ServerAnswer(null, current, (Long) reply.get(0) == 0L);
+        }
+        BucketState[] written = new BucketState[debits.size()];
+        for (int i = 0; i < written.length; i++) {
+            BucketDebit d = debits.get(i);
+            long endsAfter = BucketLife.endsAfter(d.limits(), now);
+            KnownBucket stored = read(d.key(), tokens[i], (String) reply.get(2 + i), Long.toString(endsAfter),
+                    server.stamp(d.limits()), ServerDecision.text(ServerDecision.deadline(d.limits(), now)));
+            written[i] = stored.state();
+            remember(d.key(), stored.learned(now));
+        }
+        return new ServerAnswer(written, null, false);
+    }
+
+    private void version(List<Object> reply) {
+        String version = String.valueOf(reply.get(1));
+        if (!version.isEmpty()) {
+            configVersion.accept(Long.parseLong(version));
+        }
+    }
+
+    /**
+     * {@code bucket.lua}'s second argument: on one Redis it reads the configuration version too; on a cluster, where
+     * the version lies in another slot, a {@code GET} in flight with it does.
+     */
+    private String versionFlag() {
+        return redis.cluster() ? "" : "1";
+    }
+
+    private static int[] all(int n) {
+        return java.util.stream.IntStream.range(0, n).toArray();
+    }
+
+    private static String newToken() {
+        return Long.toHexString(ThreadLocalRandom.current().nextLong() | 1L);
+    }
+
+    private KnownBucket[] known(List<BucketDebit> debits) {
+        KnownBucket[] known = new KnownBucket[debits.size()];
+        for (int i = 0; i < known.length; i++) {
+            known[i] = seen.getOrDefault(debits.get(i).key(), KnownBucket.ABSENT);
         }
         return known;
     }
 
     /** Whether one of {@code current} must be asked again (its key goes too soon) though just learned. */
-    private static boolean askAgain(Seen[] current, long now) {
-        for (Seen s : current) {
+    private static boolean askAgain(KnownBucket[] current, long now) {
+        for (KnownBucket s : current) {
             if (!s.recent(now)) {
                 return true;
             }
@@ -297,9 +369,18 @@ final class Buckets {
     }
 
     /** Whether {@code outcome} writes nothing (a refusal) and every bucket it was decided on was learned lately. */
-    private static boolean refusedOnRecentStates(Outcome<?> outcome, Seen[] known, long now) {
+    private static boolean refusedOnRecentStates(Outcome<?> outcome, KnownBucket[] known, long now) {
         for (int i = 0; i < known.length; i++) {
-            if (outcome.writes()[i] != null || !known[i].recent(now)) {
+            if (!known[i].recent(now)) {
+                return false;
+            }
+        }
+        return writesNothing(outcome);
+    }
+
+    private static boolean writesNothing(Outcome<?> outcome) {
+        for (BucketState write : outcome.writes()) {
+            if (write != null) {
                 return false;
             }
         }
@@ -326,7 +407,7 @@ final class Buckets {
     }
 
     /** The bucket as {@code known} holds it (a bucket whose life ended reads as new), refilled to {@code now}. */
-    private static BucketState refilled(BucketDebit debit, Seen known, long now) {
+    private static BucketState refilled(BucketDebit debit, KnownBucket known, long now) {
         if (known.state() == null || known.endsAfter() <= now && BucketLife.ended(known.endsAfter(),
                 known.takenAs(debit.kept()).refilled(debit.kept(), now), debit.kept(), now)) {
             return BucketState.fresh(debit.limits(), now);
@@ -342,7 +423,8 @@ final class Buckets {
      * slots of a cluster get one run per slot, all in flight together: each is written or not on its own, and
      * {@code written} says which were.
      */
-    private Seen[] send(List<BucketDebit> debits, Seen[] known, BucketState[] writes, long now, boolean[] written) {
+    private KnownBucket[] send(List<BucketDebit> debits, KnownBucket[] known, BucketState[] writes, long now,
+            boolean[] written) {
         int n = debits.size();
         List<String> k = new ArrayList<>(n);
         List<List<String>> perBucket = new ArrayList<>(n);
@@ -350,21 +432,23 @@ final class Buckets {
         for (int i = 0; i < n; i++) {
             BucketDebit d = debits.get(i);
             k.add(keys.bucket(d.key()));
-            List<String> args = new ArrayList<>(5);
+            List<String> args = new ArrayList<>(7);
             perBucket.add(args);
             args.add(known[i].token());
             BucketState write = writes == null ? null : writes[i];
             if (write == null) {
                 long needed = neededTtl(d, known[i], now);
-                args.addAll(List.of("", "", "", needed < 0 ? "" : Long.toString(needed)));
+                args.addAll(List.of("", "", "", needed < 0 ? "" : Long.toString(needed), "", ""));
                 continue;
             }
-            tokens[i] = Long.toHexString(ThreadLocalRandom.current().nextLong() | 1L);
+            tokens[i] = newToken();
             long endsAfter = BucketLife.endsAfter(d.kept(), write.lastRefillMillis());
             args.add(tokens[i]);
-            args.add(Codec.state(write, slotLimits(d.kept())));
+            args.add(Codec.state(write, Codec.slotLimits(d.kept())));
             args.add(Long.toString(endsAfter));
             args.add(Long.toString(Expiry.timeToLive(write, d.kept(), endsAfter, now)));
+            args.add(server.stamp(d.kept()));
+            args.add(ServerDecision.text(ServerDecision.deadline(d.kept(), write.lastRefillMillis())));
         }
         List<int[]> groups = redis.bySlot(k);
         List<List<Object>> replies = new ArrayList<>(groups.size());
@@ -391,60 +475,46 @@ final class Buckets {
                 replies.add(reply);
             }
         }
-        Seen[] current = null;
+        KnownBucket[] current = null;
         for (int j = 0; j < groups.size(); j++) {
             int[] group = groups.get(j);
             List<Object> reply = replies.get(j);
             if (reply == null) {
                 continue;
             }
-            String version = String.valueOf(reply.get(1));
-            if (!version.isEmpty()) {
-                configVersion.accept(Long.parseLong(version));
-            }
+            version(reply);
             if (((Long) reply.get(0)) == 1L) {
                 for (int i : group) {
                     written[i] = tokens[i] != null;
                     List<Limit> kept = debits.get(i).kept();
-                    remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new Seen(tokens[i],
-                            BucketLife.endsAfter(kept, writes[i].lastRefillMillis()), writes[i], slotLimits(kept),
-                            now));
+                    long at = tokens[i] == null ? 0 : writes[i].lastRefillMillis();
+                    remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new KnownBucket(
+                            tokens[i], BucketLife.endsAfter(kept, at), writes[i], Codec.slotLimits(kept), now,
+                            server.stamp(kept), ServerDecision.deadline(kept, at)));
                 }
                 continue;
             }
-            current = current == null ? new Seen[n] : current;
-            for (int g = 0; g < group.length; g++) {
-                int i = group[g];
-                String token = (String) reply.get(2 + 4 * g);
-                current[i] = token.isEmpty() ? Seen.ABSENT : read(debits.get(i).key(), token,
-                        (String) reply.get(3 + 4 * g), (String) reply.get(4 + 4 * g));
-                long pttl = (Long) reply.get(5 + 4 * g);
-                if (!token.isEmpty() && !Expiry.tooSoon(pttl, neededTtl(debits.get(i), current[i], now))) {
-                    current[i] = current[i].learned(now);
-                }
-                remember(debits.get(i).key(), current[i]);
-            }
+            current = current == null ? new KnownBucket[n] : current;
+            current(debits, group, reply, now, current);
         }
         if (failure != null) {
             throw failure;
         }
         if (current != null) {
             for (int i = 0; i < n; i++) {
-                current[i] = current[i] == null ? seen.getOrDefault(debits.get(i).key(), Seen.ABSENT) : current[i];
+                current[i] = current[i] == null ? seen.getOrDefault(debits.get(i).key(), KnownBucket.ABSENT)
+                        : current[i];
             }
         }
         return current;
     }
 
-    /**
-     * The arguments of one {@code bucket.lua} run on the buckets at {@code group}: on one Redis it reads the
-     * configuration version too; on a cluster, where the version lies in another slot, a {@code GET} in flight
-     * with it does.
-     */
+    /** The arguments of one {@code bucket.lua} run, in its write mode, on the buckets at {@code group}. */
     private List<String> runArgs(int[] group, List<List<String>> perBucket) {
-        List<String> args = new ArrayList<>(2 + 5 * group.length);
+        List<String> args = new ArrayList<>(3 + 7 * group.length);
         args.add(Integer.toString(group.length));
-        args.add(redis.cluster() ? "" : "1");
+        args.add(versionFlag());
+        args.add("");
         for (int i : group) {
             args.addAll(perBucket.get(i));
         }
@@ -452,10 +522,32 @@ final class Buckets {
     }
 
     /**
+     * The buckets at {@code positions} as an answer that wrote nothing carries them (token, state, horizon, PTTL,
+     * stamp and deadline of each, in that order), into {@code current}, remembered, and marked learned now (an
+     * absent one too) except where the key goes too soon for the limits in force.
+     */
+    private void current(List<BucketDebit> debits, int[] positions, List<Object> reply, long now,
+            KnownBucket[] current) {
+        for (int g = 0; g < positions.length; g++) {
+            int i = positions[g];
+            int at = 2 + 6 * g;
+            String token = (String) reply.get(at);
+            current[i] = token.isEmpty() ? KnownBucket.ABSENT : read(debits.get(i).key(), token,
+                    (String) reply.get(at + 1), (String) reply.get(at + 2), (String) reply.get(at + 4),
+                    (String) reply.get(at + 5));
+            long pttl = (Long) reply.get(at + 3);
+            if (!Expiry.tooSoon(pttl, neededTtl(debits.get(i), current[i], now))) {
+                current[i] = current[i].learned(now);
+            }
+            remember(debits.get(i).key(), current[i]);
+        }
+    }
+
+    /**
      * The time to live the key of {@code known} needs under the limits in force at {@code now} (0: none), or -1
      * when it is absent or full (then the horizon written with it rules, which its last write covered).
      */
-    private static long neededTtl(BucketDebit debit, Seen known, long now) {
+    private static long neededTtl(BucketDebit debit, KnownBucket known, long now) {
         if (known.state() == null) {
             return -1;
         }
@@ -463,29 +555,19 @@ final class Buckets {
         return state.isFull(debit.kept()) ? -1 : Expiry.timeToLive(state, debit.kept(), known.endsAfter(), now);
     }
 
-    private Seen read(BucketKey key, String token, String state, String endsAfter) {
+    private KnownBucket read(BucketKey key, String token, String state, String endsAfter, String stamp,
+            String deadline) {
         try {
             Codec.StoredBucket stored = Codec.state(state);
-            return new Seen(token, Long.parseLong(endsAfter), stored.state(), stored.slotLimits(), Long.MIN_VALUE);
+            return new KnownBucket(token, Long.parseLong(endsAfter), stored.state(), stored.slotLimits(),
+                    Long.MIN_VALUE, stamp, ServerDecision.deadlineOf(deadline));
         } catch (RuntimeException e) {
             throw new dev.zaelimiter.CorruptStateException("the Redis bucket " + keys.bucket(key) + " cannot be"
                     + " read (" + e + "); reset the bucket (RateLimiterAdmin.resetBucket) to repair it", e);
         }
     }
 
-    /** The names of the concurrency limits among {@code limits}. */
-    private static Set<String> slotLimits(List<Limit> limits) {
-        Set<String> names = Set.of();
-        for (Limit limit : limits) {
-            if (limit.isConcurrency()) {
-                names = names.isEmpty() ? new HashSet<>() : names;
-                names.add(limit.name());
-            }
-        }
-        return names;
-    }
-
-    private void remember(BucketKey key, Seen state) {
+    private void remember(BucketKey key, KnownBucket state) {
         if (seen.size() >= MAX_KNOWN) {
             seen.clear();
         }

@@ -202,6 +202,18 @@ final class Codec {
         return out.toString();
     }
 
+    /** The names of the concurrency limits among {@code limits}. */
+    static Set<String> slotLimits(List<Limit> limits) {
+        Set<String> names = Set.of();
+        for (Limit limit : limits) {
+            if (limit.isConcurrency()) {
+                names = names.isEmpty() ? new HashSet<>() : names;
+                names.add(limit.name());
+            }
+        }
+        return names;
+    }
+
     static StoredBucket state(String text) {
         String[] lines = text.split("\n");
         long at = Long.parseLong(lines[0]);

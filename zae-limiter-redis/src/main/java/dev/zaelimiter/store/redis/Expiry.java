@@ -84,6 +84,22 @@ final class Expiry {
                     ? BucketMath.saturatedAdd(s.windowStartMillis(), limit.resetAfter().get().toMillis()) - last
                     : BucketMath.NEVER;
         }
+        Fill fill = fill(limit);
+        long wait = BucketMath.retryAfterMillis(s.balanceMilli(), fill.capacityMilli(), fill.capacityMilli(),
+                fill.amountMilli(), fill.periodMillis(), last);
+        return wait == BucketMath.NEVER ? wait : BucketMath.saturatedAdd(wait, fill.extraMillis());
+    }
+
+    /**
+     * What a dripping limit's expiry counts: the capacity it fills to, the rate it fills at, and a wait added to
+     * that. For a limit with a schedule, its largest capacity at the slowest rate of its windows (or the base), plus
+     * one period of that rate.
+     */
+    record Fill(long capacityMilli, long amountMilli, long periodMillis, long extraMillis) {
+    }
+
+    /** The {@link Fill} of {@code limit}, a dripping limit with a schedule. */
+    static Fill fill(Limit limit) {
         long amount = Limits.refillAmountMilli(limit);
         long period = Limits.refillPeriodMillis(limit);
         for (ScheduleEntry entry : limit.schedule()) {
@@ -95,9 +111,7 @@ final class Expiry {
                 period = p;
             }
         }
-        long max = Limits.maxCapacityMilli(limit);
-        long wait = BucketMath.retryAfterMillis(s.balanceMilli(), max, max, amount, period, last);
-        return wait == BucketMath.NEVER ? wait : BucketMath.saturatedAdd(wait, period);
+        return new Fill(Limits.maxCapacityMilli(limit), amount, period, period);
     }
 
     /** Whether {@code a1} per {@code p1} is a slower rate than {@code a2} per {@code p2}. */

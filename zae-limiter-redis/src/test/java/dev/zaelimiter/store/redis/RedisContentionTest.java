@@ -4,6 +4,8 @@ import dev.zaelimiter.Entity;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.store.LimiterStore;
+import dev.zaelimiter.store.memory.InMemoryStore;
 import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Three stores on one prefix (three processes), four threads each, on one bucket and on a cascade: exactly the
  * capacity is admitted, a decision another process beat goes round again rather than failing, and once every
- * process has seen the quota spent, its refusals cost at most 0.1 commands each.
+ * process has seen the quota spent, its refusals cost at most 0.1 commands each; and two processes taking turns on
+ * a busy bucket, each admission one command, with the same answers as the in-memory store.
  */
 class RedisContentionTest {
 
@@ -40,6 +43,35 @@ class RedisContentionTest {
     @Test
     void childrenRacingForTheirParentAdmitExactlyTheParentsCapacity() throws Exception {
         assertThat(race(null, 250)).isEqualTo(250);
+    }
+
+    @Test
+    void twoProcessesTakingTurnsOnABusyBucketPayOneCommandPerAdmission() {
+        RateLimiter memory = limiter(new InMemoryStore());
+        try (RedisStore first = RedisTestStores.newStore(clock);
+             RedisStore second = RedisTestStores.builder(clock).prefix(first.prefix()).build()) {
+            List<RateLimiter> processes = List.of(limiter(first), limiter(second));
+            List<Limit> limits = List.of(Limit.perSecond("rps", 1000),
+                    Limit.custom("tpm", 100_000, 7, Duration.ofMillis(3)));
+            for (RateLimiter limiter : List.of(processes.get(0), memory)) {
+                limiter.admin().setResourceDefaults("api", limits);
+            }
+            for (RateLimiter limiter : processes) {
+                limiter.available("user-1", "api");                                 // configuration loaded
+            }
+            long before = first.commands() + second.commands();
+            for (int call = 0; call < 200; call++) {
+                Map<String, Long> amounts = Map.of("rps", 3L, "tpm", 50L + call);
+                var admitted = processes.get(call % 2).acquire("user-1", "api", amounts);
+                var expected = memory.acquire("user-1", "api", amounts);
+                assertThat(admitted.statuses()).isEqualTo(expected.statuses());
+                admitted.close();
+                expected.close();
+                clock.advance(Duration.ofMillis(1 + call % 3));
+            }
+            assertThat(first.commands() + second.commands() - before).as("one command per admission").isEqualTo(200);
+            assertThat(processes.get(1).available("user-1", "api")).isEqualTo(memory.available("user-1", "api"));
+        }
     }
 
     /** Calls admitted when each thread calls {@link #CALLS} times as {@code entity} (null: a child of one parent). */
@@ -99,7 +131,7 @@ class RedisContentionTest {
         }
     }
 
-    private RateLimiter limiter(RedisStore store) {
+    private RateLimiter limiter(LimiterStore store) {
         return RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO).build();
     }
 }

@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rollbacks into debt and back, across configuration changes (every kind of limit, soft or hard, scheduled), clock
  * steps forwards (up to a year, past buckets' lives) and back (up to ten minutes), concurrency limits, an entity
  * cascading to its parent (every third seed), and reopening the Redis store (a process that knows nothing of the
- * buckets); 120 histories on one Redis and 60 on the test cluster. A failing history names its seed and steps;
+ * buckets), with one Redis process or two taking turns at random; 120 histories each on one Redis and 60 with one
+ * process on the test cluster. A failing history names its seed and steps;
  * {@code -Dzae.redisdiff.seed=N} replays one.
  *
  * <p>A smaller cousin of {@code zae-limiter-dynamodb}'s {@code DifferentialHistoryTest}: that test's generator is
@@ -46,7 +47,20 @@ class RedisDifferentialTest {
     void bothStoresGiveTheSameAnswers() {
         Long only = Long.getLong("zae.redisdiff.seed");
         for (long seed = only == null ? 1 : only; seed <= (only == null ? HISTORIES : only); seed++) {
-            run(seed, RedisTestStores::builder);
+            run(seed, 1, RedisTestStores::builder);
+        }
+    }
+
+    /**
+     * The same histories with two Redis processes on one prefix, each call made by one of them at random (every
+     * configuration change by both, so that neither decides on configuration it has not read): each decides on
+     * buckets the other wrote, in the script or by a write of what it computed.
+     */
+    @Test
+    void twoProcessesGiveTheSameAnswersAsOneStore() {
+        Long only = Long.getLong("zae.redisdiff.seed");
+        for (long seed = only == null ? 1 : only; seed <= (only == null ? HISTORIES : only); seed++) {
+            run(seed, 2, RedisTestStores::builder);
         }
     }
 
@@ -54,25 +68,29 @@ class RedisDifferentialTest {
     void bothStoresGiveTheSameAnswersOnACluster() {
         Long only = Long.getLong("zae.redisdiff.seed");
         for (long seed = only == null ? 1 : only; seed <= (only == null ? CLUSTER_HISTORIES : only); seed++) {
-            run(seed, RedisTestStores::clusterBuilder);
+            run(seed, 1, RedisTestStores::clusterBuilder);
         }
     }
 
-    private void run(long seed, Function<java.time.Clock, RedisStore.Builder> stores) {
+    private void run(long seed, int processes, Function<java.time.Clock, RedisStore.Builder> stores) {
         Random random = new Random(seed);
         MutableClock clock = new MutableClock(Instant.parse("2026-03-02T21:25:00Z").plusSeconds(seed * 7919));
         InMemoryStore memoryStore = new InMemoryStore();
         RedisStore first = stores.apply(clock).build();
         String prefix = first.prefix();
-        Side memory = new Side(memoryStore, clock);
-        Side redis = new Side(first, clock);
+        Side memory = new Side(List.of(memoryStore), clock, seed);
+        List<LimiterStore> redisStores = new ArrayList<>(List.of(first));
+        while (redisStores.size() < processes) {
+            redisStores.add(stores.apply(clock).prefix(prefix).build());
+        }
+        Side redis = new Side(redisStores, clock, seed);
         List<String> trail = new ArrayList<>();
         try {
             if (seed % 3 == 0) {
                 trail.add("e1 under e2, cascading");
                 for (Side side : List.of(memory, redis)) {
-                    side.limiter.admin().createEntity(dev.zaelimiter.Entity.of("e2"));
-                    side.limiter.admin().createEntity(new dev.zaelimiter.Entity("e1", null, "e2", true));
+                    side.limiters.get(0).admin().createEntity(dev.zaelimiter.Entity.of("e2"));
+                    side.limiters.get(0).admin().createEntity(new dev.zaelimiter.Entity("e1", null, "e2", true));
                 }
             }
             for (int step = 0; step < STEPS; step++) {
@@ -84,7 +102,7 @@ class RedisDifferentialTest {
                     List<Limit> limits = limits(random);
                     what = "configure " + limits;
                     action = side -> {
-                        side.limiter.admin().setResourceDefaults(RESOURCE, limits);
+                        side.limiters.forEach(limiter -> limiter.admin().setResourceDefaults(RESOURCE, limits));
                         return "ok";
                     };
                 } else if (kind < 55) {
@@ -108,20 +126,25 @@ class RedisDifferentialTest {
                     action = side -> "ok";
                 } else if (kind < 91) {
                     what = "available " + entity;
-                    action = side -> new TreeMap<>(side.limiter.available(entity, RESOURCE));
+                    action = side -> new TreeMap<>(side.limiter().available(entity, RESOURCE));
                 } else if (kind < 95) {
                     what = "inspect " + entity + " (consumption included)";
-                    action = side -> side.limiter.inspect(entity, RESOURCE).limits();
+                    action = side -> side.limiter().inspect(entity, RESOURCE).limits();
                 } else {
                     what = "reopen the limiters and the Redis store";
-                    memory.reopen(memoryStore);
-                    redis.reopen(stores.apply(clock).prefix(prefix).build());
+                    memory.reopen(List.of(memoryStore));
+                    List<LimiterStore> reopened = new ArrayList<>();
+                    for (int p = 0; p < processes; p++) {
+                        reopened.add(stores.apply(clock).prefix(prefix).build());
+                    }
+                    redis.reopen(reopened);
                     action = side -> "ok";
                 }
                 trail.add(step + ": " + what);
                 Object expected = answer(action, memory);
                 Object actual = answer(action, redis);
-                assertThat(actual).as("seed %d, steps:%n%s", seed, String.join("\n", trail)).isEqualTo(expected);
+                assertThat(actual).as("seed %d, %d process(es), steps:%n%s", seed, processes, String.join("\n", trail))
+                        .isEqualTo(expected);
             }
         } finally {
             memory.close();
@@ -174,17 +197,24 @@ class RedisDifferentialTest {
         return values[random.nextInt(values.length)];
     }
 
-    /** One store's limiter and the lease it keeps. */
+    /**
+     * One store's limiters (one per process) and the lease it keeps; each call is made by one of them, chosen by a
+     * random of its own so that the histories stay those of one process.
+     */
     private static final class Side {
         final MutableClock clock;
-        LimiterStore store;
-        RateLimiter limiter;
+        final Random choice;
+        List<LimiterStore> stores;
+        List<RateLimiter> limiters;
         Lease lease;
+        int last;
+        int leaseProcess;
 
-        Side(LimiterStore store, MutableClock clock) {
+        Side(List<LimiterStore> stores, MutableClock clock, long seed) {
             this.clock = clock;
-            this.store = store;
-            this.limiter = limiter(store);
+            this.choice = new Random(~seed);
+            this.stores = stores;
+            this.limiters = stores.stream().map(this::limiter).toList();
         }
 
         private RateLimiter limiter(LimiterStore on) {
@@ -192,11 +222,25 @@ class RedisDifferentialTest {
                     .usageFlushInterval(Duration.ZERO).build();
         }
 
+        /**
+         * The limiter of the process that makes the next call. A process taking over from another asks Redis before
+         * it refuses (it cannot know what the other gave back), as one store would see it.
+         */
+        RateLimiter limiter() {
+            int next = choice.nextInt(limiters.size());
+            if (next != last && stores.get(next) instanceof RedisStore redis) {
+                redis.expireLocalRefusals();
+            }
+            last = next;
+            return limiters.get(next);
+        }
+
         Object acquire(String entity, Map<String, Long> amounts, boolean keep) {
-            Lease taken = limiter.acquire(entity, RESOURCE, amounts);
+            Lease taken = limiter().acquire(entity, RESOURCE, amounts);
             List<?> statuses = taken.statuses();
             if (keep) {
                 lease = taken;
+                leaseProcess = last;
             } else {
                 taken.close();
             }
@@ -207,23 +251,26 @@ class RedisDifferentialTest {
             if (lease == null) {
                 return "no lease";
             }
+            last = leaseProcess;                                       // the lease's process changes the bucket
             change.accept(lease);
             return "ok";
         }
 
-        void reopen(LimiterStore next) {
-            limiter.close();
-            if (next != store) {
-                store.close();
+        void reopen(List<LimiterStore> next) {
+            limiters.forEach(RateLimiter::close);
+            for (LimiterStore store : stores) {
+                if (!next.contains(store)) {
+                    store.close();
+                }
             }
-            store = next;
-            limiter = limiter(next);
+            stores = next;
+            limiters = next.stream().map(this::limiter).toList();
             lease = null;
         }
 
         void close() {
-            limiter.close();
-            store.close();
+            limiters.forEach(RateLimiter::close);
+            stores.forEach(LimiterStore::close);
         }
     }
 }

@@ -110,20 +110,98 @@ class RedisRoundTripsTest {
     }
 
     @Test
-    void aWriteByAnotherProcessCostsOneMoreRunAndIsCountedExactly() {
+    void aWriteByAnotherProcessCostsNoMoreRunAndIsCountedExactly() {
         try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
             RateLimiter second = limiter(other);
             limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
             second.acquire("user-1", "gpt-4", Map.of("rpm", 10L)).close();
             long before = store.commands();
             limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
-            assertThat(store.commands() - before).as("the first run finds another write and answers with it")
-                    .isEqualTo(2);
+            assertThat(store.commands() - before).as("the script decides on the bucket as it is").isEqualTo(1);
             before = store.commands();
             limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
             assertThat(store.commands() - before).isEqualTo(1);
             assertThat(second.available("user-1", "gpt-4")).containsEntry("rpm", 1000L - 13);
         }
+    }
+
+    @Test
+    void aCascadeOnBucketsAnotherProcessWroteIsOneRun() {
+        limiter.admin().createEntity(Entity.of("org-1"));
+        limiter.admin().createEntity(new Entity("user-1", null, "org-1", true));
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            RateLimiter second = limiter(other);
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+            second.acquire("user-1", "gpt-4", Map.of("rpm", 2L)).close();
+            long before = store.commands();
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 3L)).close();
+            assertThat(store.commands() - before).as("child and parent, both written by the other process")
+                    .isEqualTo(1);
+            assertThat(second.available("org-1", "gpt-4")).containsEntry("rpm", 1000L - 6);
+        }
+    }
+
+    @Test
+    void aChildWithoutABucketIsRefusedByItsSpentParentInOneRun() {
+        limiter.admin().createEntity(Entity.of("org-1"));
+        limiter.admin().createEntity(new Entity("user-1", null, "org-1", true));
+        limiter.admin().createEntity(new Entity("user-2", null, "org-1", true));
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L)).close();
+        limiter.available("user-2", "gpt-4");                       // its configuration is loaded
+        clock.advance(Duration.ofSeconds(1));                       // 16 tokens back: not enough for 20
+        long before = store.commands();
+        assertThatThrownBy(() -> limiter.acquire("user-2", "gpt-4", Map.of("rpm", 20L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(store.commands() - before).isEqualTo(1);
+        assertThat(redis().exists(store.prefix() + "#E#user-2#B#gpt-4")).as("nothing written").isZero();
+        before = store.commands();
+        assertThatThrownBy(() -> limiter.acquire("user-2", "gpt-4", Map.of("rpm", 20L)))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(store.commands() - before).as("found absent and short a moment ago: refused here").isZero();
+    }
+
+    @Test
+    void theFirstCallOfAProcessOnABucketThatExistsIsOneRun() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 5L)).close();
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            RateLimiter second = limiter(other);
+            long before = other.commands();
+            second.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+            assertThat(other.commands() - before).as("the configuration, then one run").isEqualTo(2);
+            assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 1000L - 6);
+        }
+    }
+
+    @Test
+    void aBucketWrittenUnderOtherLimitsIsWrittenWholeOnceThenDecidedByTheScriptAgain() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 5L)).close();
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            RateLimiter second = limiter(other);
+            second.admin().setResourceDefaults("gpt-4", List.of(Limit.perMinute("rpm", 500)));
+            long before = other.commands();
+            second.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+            assertThat(other.commands() - before).as("configuration, a run that finds other limits, a whole write")
+                    .isEqualTo(3);
+            before = other.commands();
+            second.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
+            assertThat(other.commands() - before).isEqualTo(1);
+            assertThat(second.available("user-1", "gpt-4")).as("995 cut down to the new capacity, then two taken")
+                    .containsEntry("rpm", 500L - 2);
+        }
+    }
+
+    @Test
+    void aQuotaPastItsResetIsWrittenWholeOnceThenDecidedByTheScriptAgain() {
+        limiter.admin().setResourceDefaults("reports", List.of(Limit.fixedWindow("runs", 10, Duration.ofSeconds(10))));
+        limiter.acquire("user-1", "reports", Map.of("runs", 10L)).close();
+        clock.advance(Duration.ofSeconds(10));
+        long before = store.commands();
+        limiter.acquire("user-1", "reports", Map.of("runs", 3L)).close();
+        assertThat(store.commands() - before).as("a reset may have passed: written whole").isEqualTo(1);
+        before = store.commands();
+        limiter.acquire("user-1", "reports", Map.of("runs", 3L)).close();
+        assertThat(store.commands() - before).isEqualTo(1);
+        assertThat(limiter.available("user-1", "reports")).containsEntry("runs", 4L);
     }
 
     @Test
