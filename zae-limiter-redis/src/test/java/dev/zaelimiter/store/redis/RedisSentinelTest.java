@@ -37,11 +37,11 @@ class RedisSentinelTest {
 
     @BeforeEach
     void start() throws IOException {
-        master = started(RedisServer.start());
-        replica = started(RedisServer.start(RedisServer.freePort(), List.of("--replicaof", "127.0.0.1",
-                Integer.toString(master.port())), null));
-        Path dir = Files.createTempDirectory("redis-sentinel-");
+        Path dir = Files.createTempDirectory("redis-sentinel-");       // where a full sync's RDB file goes
         dir.toFile().deleteOnExit();
+        master = started(RedisServer.start(RedisServer.freePort(), List.of(), dir));
+        replica = started(RedisServer.start(RedisServer.freePort(), List.of("--replicaof", "127.0.0.1",
+                Integer.toString(master.port())), dir));
         Path config = dir.resolve("sentinel.conf");
         Files.writeString(config, String.join("\n",
                 "sentinel monitor " + MASTER + " 127.0.0.1 " + master.port() + " 1",
