@@ -12,9 +12,12 @@ import java.util.List;
 /**
  * Our DynamoDB acquire against the read-then-conditional-write baseline, side by side on one dynalite in one run.
  * Prints Markdown tables (progress goes to stderr). See {@code docs/performance.md}. With {@code saturation} as the
- * first argument, runs {@link SaturationBenchmark} instead; with {@code hot-bucket}, {@link HotBucketBenchmark}; with
+ * first argument, runs {@link SaturationBenchmark} instead; with {@code waiting}, {@link WaitingBenchmark}; with
+ * {@code hot-bucket}, {@link HotBucketBenchmark}; with
  * {@code jmh}, the in-memory JMH suite ({@link dev.zaelimiter.benchmarks.jmh.JmhSuite}); with {@code calls}, one of
- * its in-memory calls in a plain loop ({@link dev.zaelimiter.benchmarks.jmh.CallCount}).
+ * its in-memory calls in a plain loop ({@link dev.zaelimiter.benchmarks.jmh.CallCount}); with {@code redis}, the Redis
+ * store beside bucket4j's Lettuce backend ({@link RedisBenchmark}); with {@code redis-saturation}, both under
+ * saturation ({@link RedisSaturationBenchmark}).
  *
  * <pre>
  * java -jar benchmarks/target/zae-limiter-benchmarks.jar [--slice-ms=2500] [--rounds=5] [--warmup-ms=5000]
@@ -32,12 +35,24 @@ public final class DynamoDbBenchmark {
             SaturationBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && args[0].equals("waiting")) {
+            WaitingBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (args.length > 0 && args[0].equals("jmh")) {
             dev.zaelimiter.benchmarks.jmh.JmhSuite.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("calls")) {
             dev.zaelimiter.benchmarks.jmh.CallCount.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("redis")) {
+            RedisBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("redis-saturation")) {
+            RedisSaturationBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("hot-bucket")) {

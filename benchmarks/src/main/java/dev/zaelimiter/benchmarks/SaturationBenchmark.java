@@ -21,6 +21,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * The saturation benchmark of {@code docs/performance.md}: one bucket ({@code Limit.perSecond("rps", rate)}) driven
@@ -154,37 +156,57 @@ public final class SaturationBenchmark {
                 Shape shape = settings.runs().get(i);
                 progress.printf(Locale.ROOT, "run %d: %s at %.0f calls/s for %d ms%n", i + 1, shape.label(),
                         settings.demandPerSecond(), settings.runMillis());
-                runs.add(runOne(server, store, settings, shape, "sat-" + (i + 1)));
+                runs.add(runOne(server, store, settings, shape, "sat-" + (i + 1), p -> List.of(), line -> { }));
             }
             return runs;
         }
     }
 
-    private static Run runOne(Dynalite server, DynamoDbStore store, Settings settings, Shape shape, String entity) {
+    /**
+     * One run of {@code shape} on a fresh bucket named by {@code entity}: each worker also gets {@code extra} arguments
+     * for its index, and every other line a worker prints before its tally goes to {@code lines}.
+     */
+    static Run runOne(Dynalite server, DynamoDbStore store, Settings settings, Shape shape, String entity,
+            IntFunction<List<String>> extra, Consumer<String> lines) {
+        return runWorkers(settings, shape, SaturationWorker.class, List.of("--endpoint=" + server.endpoint(),
+                "--table=" + store.table(), "--namespace=" + store.namespace(), "--entity=" + entity), extra, lines,
+                () -> { });
+    }
+
+    /**
+     * One run of {@code shape}: as many JVMs of {@code workerClass} (a main class that follows
+     * {@link SaturationWorker#measure}'s protocol) with {@code options}, each worker's {@code extra} and the run's own,
+     * started together; {@code atStart} runs once every worker is ready, just before the start is sent (a snapshot of
+     * server counters); the lines a worker prints before its tally go to {@code lines}.
+     */
+    static Run runWorkers(Settings settings, Shape shape, Class<?> workerClass, List<String> options,
+            IntFunction<List<String>> extra, Consumer<String> lines, Runnable atStart) {
         List<Process> workers = new ArrayList<>();
         long deadline = System.nanoTime()
                 + TimeUnit.MILLISECONDS.toNanos(settings.warmupMillis() + settings.runMillis()) + 120_000_000_000L;
         try {
             for (int p = 0; p < shape.processes(); p++) {
-                workers.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                List<String> command = new ArrayList<>(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                        SaturationWorker.class.getName(),
-                        "--endpoint=" + server.endpoint(), "--table=" + store.table(),
-                        "--namespace=" + store.namespace(), "--entity=" + entity,
-                        "--threads=" + shape.threads(), "--process-index=" + p,
+                        workerClass.getName()));
+                command.addAll(options);
+                command.addAll(List.of("--threads=" + shape.threads(), "--process-index=" + p,
                         "--total-threads=" + shape.totalThreads(),
                         "--demand=" + settings.demandPerSecond(), "--run-ms=" + settings.runMillis(),
-                        "--warmup-ms=" + settings.warmupMillis())
-                        .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+                        "--warmup-ms=" + settings.warmupMillis()));
+                command.addAll(extra.apply(p));
+                workers.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
             }
             Thread watchdog = watchdog(workers, deadline);
             List<BufferedReader> outputs = new ArrayList<>();
             for (Process worker : workers) {
                 BufferedReader out = new BufferedReader(new InputStreamReader(worker.getInputStream(),
                         StandardCharsets.UTF_8));
-                expect(out, "READY");
+                expect(out, "READY", line -> { });
                 outputs.add(out);
             }
+            atStart.run();
             // a moment ahead, so that every worker has the line before the start
             long startMillis = System.currentTimeMillis() + 200;
             for (Process worker : workers) {
@@ -194,7 +216,7 @@ public final class SaturationBenchmark {
             }
             SaturationTally total = new SaturationTally();
             for (BufferedReader out : outputs) {
-                total.merge(SaturationTally.parse(expect(out, "RESULT ").substring("RESULT ".length())));
+                total.merge(SaturationTally.parse(expect(out, "RESULT ", lines).substring("RESULT ".length())));
             }
             for (Process worker : workers) {
                 if (!worker.waitFor(30, TimeUnit.SECONDS) || worker.exitValue() != 0) {
@@ -219,12 +241,13 @@ public final class SaturationBenchmark {
         }
     }
 
-    /** The first line of {@code out} that starts with {@code prefix}; other lines are ignored. */
-    private static String expect(BufferedReader out, String prefix) throws IOException {
+    /** The first line of {@code out} that starts with {@code prefix}; the lines before it go to {@code others}. */
+    private static String expect(BufferedReader out, String prefix, Consumer<String> others) throws IOException {
         for (String line = out.readLine(); line != null; line = out.readLine()) {
             if (line.startsWith(prefix)) {
                 return line;
             }
+            others.accept(line);
         }
         throw new IllegalStateException("a saturation worker ended before printing " + prefix.trim());
     }

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * One process of the saturation benchmark ({@link SaturationBenchmark} starts it with this JVM's class path). It
@@ -34,16 +35,21 @@ public final class SaturationWorker {
     private SaturationWorker() {
     }
 
+    /** One decision of a driven thread: whether it was admitted; a failure throws. */
+    interface Decision {
+        boolean decide();
+    }
+
+    /** What the calling thread has sent so far: requests (or commands), and the reads forced among them. */
+    interface ThreadCount {
+        long requests();
+
+        long forced();
+    }
+
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         Map<String, String> a = options(args);
-        int threads = Integer.parseInt(a.get("threads"));
-        int processIndex = Integer.parseInt(a.get("process-index"));
-        int totalThreads = Integer.parseInt(a.get("total-threads"));
-        double demand = Double.parseDouble(a.get("demand"));
-        long runMillis = Long.parseLong(a.get("run-ms"));
-        long warmupMillis = Long.parseLong(a.get("warmup-ms"));
-
         RequestCounter counter = new RequestCounter();
         DynamoDbClient client = DynamoDbClient.builder().endpointOverride(URI.create(a.get("endpoint")))
                 .region(Region.US_EAST_1)
@@ -56,12 +62,66 @@ public final class SaturationWorker {
         RateLimiter limiter = RateLimiter.builder().store(store).onUnavailable(Unavailable.BLOCK).build();
         AcquireRequest measured = AcquireRequest.of(a.get("entity"), SaturationBenchmark.RESOURCE)
                 .consume(SaturationBenchmark.LIMIT, 1);
+        long maxWaitMillis = Long.parseLong(a.getOrDefault("max-wait-ms", "0"));
+        if (maxWaitMillis > 0) {
+            measured = measured.maxWait(java.time.Duration.ofMillis(maxWaitMillis))
+                    .priority(Integer.parseInt(a.getOrDefault("priority", "0")));
+        }
 
-        warmUp(limiter, AcquireRequest.of("warm-" + a.get("entity") + "-" + processIndex, SaturationBenchmark.RESOURCE)
-                .consume(SaturationBenchmark.LIMIT, 1), threads, warmupMillis);
+        warmUp(decision(limiter, AcquireRequest.of("warm-" + a.get("entity") + "-" + a.get("process-index"),
+                SaturationBenchmark.RESOURCE).consume(SaturationBenchmark.LIMIT, 1)), a);
         // the measured bucket's configuration, cached once per stamp TTL in steady state, is loaded before the start
         limiter.checkAvailability(a.get("entity"), SaturationBenchmark.RESOURCE,
                 Map.of(SaturationBenchmark.LIMIT, 1L));
+
+        Map<String, Long> before = counter.snapshot();
+        SaturationTally total = measure(a, decision(limiter, measured), () -> {
+            RequestCounter.ThreadCounts mine = counter.thread();
+            return new ThreadCount() {
+                @Override
+                public long requests() {
+                    return mine.requests;
+                }
+
+                @Override
+                public long forced() {
+                    return mine.forcedReads;
+                }
+            };
+        });
+        total.operations.putAll(RequestCounter.difference(counter.snapshot(), before));
+        System.out.println("RESULT " + total.toLine());
+        System.out.flush();
+        store.close();
+        client.close();
+        System.exit(0);
+    }
+
+    /** Our acquire of {@code request}, the lease closed at once. */
+    static Decision decision(RateLimiter limiter, AcquireRequest request) {
+        return () -> {
+            try (Lease lease = limiter.acquire(request)) {
+                return true;
+            } catch (RateLimitExceededException refused) {
+                return false;
+            }
+        };
+    }
+
+    /**
+     * Prints {@code READY}, waits for {@code GO <epochMillis>} on standard input, then from that instant drives
+     * {@code decision} with the paced threads of the options ({@code threads}, {@code process-index},
+     * {@code total-threads}, {@code demand}, {@code run-ms}) and returns what they did; {@code counts} gives each
+     * thread its own count, read on that thread.
+     */
+    static SaturationTally measure(Map<String, String> a, Decision decision, Supplier<ThreadCount> counts)
+            throws Exception {
+        int threads = Integer.parseInt(a.get("threads"));
+        int processIndex = Integer.parseInt(a.get("process-index"));
+        int totalThreads = Integer.parseInt(a.get("total-threads"));
+        double demand = Double.parseDouble(a.get("demand"));
+        long runMillis = Long.parseLong(a.get("run-ms"));
+        long maxWaitMillis = Long.parseLong(a.getOrDefault("max-wait-ms", "0"));
 
         System.out.println("READY");
         System.out.flush();
@@ -74,7 +134,6 @@ public final class SaturationWorker {
         long endNanos = startNanos + runMillis * 1_000_000L;
         long intervalNanos = Math.max(1, Math.round(totalThreads * 1e9 / demand));
 
-        Map<String, Long> before = counter.snapshot();
         SaturationTally[] perThread = new SaturationTally[threads];
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
@@ -82,8 +141,13 @@ public final class SaturationWorker {
             perThread[t] = mine;
             int global = processIndex * threads + t;
             long first = startNanos + intervalNanos * global / totalThreads;
-            workers[t] = new Thread(() -> drive(limiter, measured, counter, mine, first, intervalNanos, endNanos),
-                    "saturation-" + global);
+            workers[t] = new Thread(() -> {
+                if (maxWaitMillis > 0) {
+                    waitInLoop(decision, counts.get(), mine, global, endNanos);
+                } else {
+                    drive(decision, counts.get(), mine, first, intervalNanos, endNanos);
+                }
+            }, "saturation-" + global);
             workers[t].start();
         }
         SaturationTally total = new SaturationTally();
@@ -91,17 +155,11 @@ public final class SaturationWorker {
             workers[t].join();
             total.merge(perThread[t]);
         }
-        total.operations.putAll(RequestCounter.difference(counter.snapshot(), before));
-        System.out.println("RESULT " + total.toLine());
-        System.out.flush();
-        store.close();
-        client.close();
-        System.exit(0);
+        return total;
     }
 
-    private static void drive(RateLimiter limiter, AcquireRequest request, RequestCounter counter,
-            SaturationTally tally, long first, long intervalNanos, long endNanos) {
-        RequestCounter.ThreadCounts mine = counter.thread();
+    private static void drive(Decision decision, ThreadCount mine, SaturationTally tally, long first,
+            long intervalNanos, long endNanos) {
         long next = first;
         // the first slot is always called, so that every thread makes at least one call however late it wakes
         while (next < endNanos) {
@@ -110,15 +168,13 @@ public final class SaturationWorker {
                 LockSupport.parkNanos(wait);
                 continue;
             }
-            long requests = mine.requests;
-            long forced = mine.forcedReads;
+            long requests = mine.requests();
+            long forced = mine.forced();
             long startMillis = System.currentTimeMillis();
             long startNanos = System.nanoTime();
             int outcome;
-            try (Lease lease = limiter.acquire(request)) {
-                outcome = 1;
-            } catch (RateLimitExceededException refused) {
-                outcome = 0;
+            try {
+                outcome = decision.decide() ? 1 : 0;
             } catch (RuntimeException e) {
                 outcome = -1;
                 if (tally.firstError == null) {
@@ -128,16 +184,16 @@ public final class SaturationWorker {
             tally.call(startMillis, System.currentTimeMillis(), System.nanoTime() - startNanos);
             if (outcome == 1) {
                 tally.admitted++;
-                tally.requestsAdmitted += mine.requests - requests;
-                tally.forcedAdmitted += mine.forcedReads - forced;
+                tally.requestsAdmitted += mine.requests() - requests;
+                tally.forcedAdmitted += mine.forced() - forced;
             } else {
                 if (outcome == 0) {
                     tally.refused++;
                 } else {
                     tally.errors++;
                 }
-                tally.requestsRefused += mine.requests - requests;
-                tally.forcedRefused += mine.forcedReads - forced;
+                tally.requestsRefused += mine.requests() - requests;
+                tally.forcedRefused += mine.forced() - forced;
             }
             next += intervalNanos;
             long now = System.nanoTime();
@@ -150,20 +206,68 @@ public final class SaturationWorker {
     }
 
     /**
-     * Closed loops on a bucket of this process's own with the measured limit, so that every path a saturated bucket
-     * takes (admitted, refused, lost races) is compiled and the connections are open before the measured run.
+     * The waiting benchmark's thread ({@link WaitingBenchmark}): runs {@code decision} (an acquire with its
+     * {@code maxWait}) in a closed loop until the end and prints one {@code CALL} line per call: thread, start and end
+     * (epoch ms), outcome (1 admitted, 0 refused, -1 failed), and the requests the call sent (forced reads left out).
      */
-    private static void warmUp(RateLimiter limiter, AcquireRequest request, int threads, long millis)
-            throws InterruptedException {
-        long end = System.nanoTime() + millis * 1_000_000L;
+    private static void waitInLoop(Decision decision, ThreadCount mine, SaturationTally tally, int thread,
+            long endNanos) {
+        StringBuilder lines = new StringBuilder();
+        while (System.nanoTime() < endNanos) {
+            long requests = mine.requests();
+            long forced = mine.forced();
+            long startMillis = System.currentTimeMillis();
+            long startNanos = System.nanoTime();
+            int outcome;
+            try {
+                outcome = decision.decide() ? 1 : 0;
+            } catch (RuntimeException e) {
+                outcome = -1;
+                if (tally.firstError == null) {
+                    tally.firstError = e.toString();
+                }
+            }
+            long endMillis = System.currentTimeMillis();
+            tally.call(startMillis, endMillis, System.nanoTime() - startNanos);
+            long sent = mine.requests() - requests;
+            long forcedSent = mine.forced() - forced;
+            if (outcome == 1) {
+                tally.admitted++;
+                tally.requestsAdmitted += sent;
+                tally.forcedAdmitted += forcedSent;
+            } else {
+                if (outcome == 0) {
+                    tally.refused++;
+                } else {
+                    tally.errors++;
+                }
+                tally.requestsRefused += sent;
+                tally.forcedRefused += forcedSent;
+            }
+            lines.append("CALL ").append(thread).append(' ').append(startMillis).append(' ').append(endMillis)
+                    .append(' ').append(outcome).append(' ').append(sent - forcedSent).append('\n');
+        }
+        synchronized (System.out) {
+            System.out.print(lines);
+        }
+    }
+
+    /**
+     * Closed loops of {@code decision} on a bucket of this process's own with the measured limit, from as many
+     * threads as the options' {@code threads} for their {@code warmup-ms}, so that every path a saturated bucket takes
+     * (admitted, refused, lost races) is compiled and the connections are open before the measured run.
+     */
+    static void warmUp(Decision decision, Map<String, String> a) throws InterruptedException {
+        int threads = Integer.parseInt(a.get("threads"));
+        long end = System.nanoTime() + Long.parseLong(a.get("warmup-ms")) * 1_000_000L;
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             workers[t] = new Thread(() -> {
                 do {
                     try {
-                        limiter.acquire(request).close();
-                    } catch (RateLimitExceededException refused) {
-                        // as expected, most of the time
+                        decision.decide();
+                    } catch (RuntimeException slow) {
+                        // a first connection on a loaded machine can miss its deadline: the run measures, not this
                     }
                 } while (System.nanoTime() < end);
             });
@@ -174,7 +278,7 @@ public final class SaturationWorker {
         }
     }
 
-    private static Map<String, String> options(String[] args) {
+    static Map<String, String> options(String[] args) {
         Map<String, String> options = new HashMap<>();
         for (String arg : args) {
             String[] kv = arg.replaceFirst("^--", "").split("=", 2);

@@ -4,6 +4,7 @@ import dev.zaelimiter.Entity;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.redis.RedisStore;
 import dev.zaelimiter.store.redis.RedisTestStores;
 import dev.zaelimiter.testing.MutableClock;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The examples of {@code docs/redis.md}, run against the test server and the test cluster. */
 class RedisDocsExamplesTest {
@@ -39,6 +41,30 @@ class RedisDocsExamplesTest {
                     .satisfies(status -> assertThat(status.available()).isEqualTo(49));
         }
         // end::redisSetup[]
+        store.close();
+    }
+
+    @Test
+    void redisRetention() {
+        // tag::redisRetention[]
+        RedisStore store = RedisStore.builder()
+                .client(redisClient)
+                .prefix("billing")
+                .usageRetention(Duration.ofDays(7), Duration.ofDays(400))   // hour periods, day periods
+                .auditRetention(Duration.ofDays(3650))                      // ten years of configuration changes
+                .build();
+
+        assertThatThrownBy(() -> RedisStore.builder().auditRetention(Duration.ofHours(12)))
+                .isInstanceOfSatisfying(ValidationException.class,
+                        e -> assertThat(e.field()).isEqualTo("auditRetention"));
+        // end::redisRetention[]
+        RateLimiter limiter = RateLimiter.builder().store(store).build();
+        limiter.admin().setResourceDefaults("invoices", List.of(Limit.perSecond("rps", 5)));
+        try (var connection = redisClient.connect()) {
+            String event = connection.sync().keys("billing#AE#*").get(0);
+            assertThat(Duration.ofMillis(connection.sync().pttl(event)))
+                    .isBetween(Duration.ofDays(3650).minusMinutes(1), Duration.ofDays(3650));
+        }
         store.close();
     }
 

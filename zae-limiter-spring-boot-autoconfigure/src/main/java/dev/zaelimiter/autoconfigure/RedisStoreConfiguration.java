@@ -79,6 +79,8 @@ class RedisStoreConfiguration {
                 .prefix(prefix)
                 .clock(clock.getIfUnique(Clock::systemUTC))
                 .stampTtl(properties.getStampTtl())
+                .usageRetention(properties.getUsage().getHourRetention(), properties.getUsage().getDayRetention())
+                .auditRetention(properties.getAudit().getRetention())
                 .build());
         StoreSetup deferred = setup.getIfUnique();
         if (deferred != null) {
@@ -138,6 +140,9 @@ class RedisStoreConfiguration {
         return switch (refused.field()) {
             case "prefix" -> "zae.limiter.redis.key-prefix";
             case "uri" -> connection.property();
+            case "usageRetention.hours" -> "zae.limiter.usage.hour-retention";
+            case "usageRetention.days" -> "zae.limiter.usage.day-retention";
+            case "auditRetention" -> "zae.limiter.audit.retention";
             default -> InvalidDeclarationException.property("zae.limiter", refused.field());
         };
     }

@@ -771,10 +771,10 @@ public class ZaeLimiterProperties {
         /** How often each process writes what it counted (zero: only on shutdown). At most one write per bucket period. */
         private Duration flushInterval = Duration.ofSeconds(10);
 
-        /** How long hourly usage is kept after its hour (DynamoDB TTL). */
+        /** How long hourly usage is kept (DynamoDB TTL after its hour; Redis key expiry after each write). */
         private Duration hourRetention = Duration.ofDays(90);
 
-        /** How long daily usage is kept after its day (DynamoDB TTL). */
+        /** How long daily usage is kept (DynamoDB TTL after its day; Redis key expiry after each write). */
         private Duration dayRetention = Duration.ofDays(730);
 
         public boolean isEnabled() {
@@ -826,7 +826,7 @@ public class ZaeLimiterProperties {
          */
         private String declarationsActor;
 
-        /** How long audit events are kept (DynamoDB TTL). */
+        /** How long audit events are kept (DynamoDB TTL, Redis key expiry). */
         private Duration retention = Duration.ofDays(730);
 
         public String getActor() {

@@ -188,6 +188,32 @@ class RedisStoreAutoConfigurationTests {
         runner.withPropertyValues("zae.limiter.store=redis", "zae.limiter.stamp-ttl=1s")
                 .run(context -> assertThat(cause(context.getStartupFailure()).property())
                         .isEqualTo("zae.limiter.stamp-ttl"));
+        runner.withPropertyValues("zae.limiter.store=redis", "zae.limiter.usage.hour-retention=1h")
+                .run(context -> assertThat(cause(context.getStartupFailure()).property())
+                        .isEqualTo("zae.limiter.usage.hour-retention"));
+        runner.withPropertyValues("zae.limiter.store=redis", "zae.limiter.usage.day-retention=2d")
+                .run(context -> assertThat(cause(context.getStartupFailure()).property())
+                        .isEqualTo("zae.limiter.usage.day-retention"));
+        runner.withPropertyValues("zae.limiter.store=redis", "zae.limiter.audit.retention=1h")
+                .run(context -> assertThat(cause(context.getStartupFailure()).property())
+                        .isEqualTo("zae.limiter.audit.retention"));
+    }
+
+    @Test
+    void theRetentionPropertiesSetTheRedisStoresKeyExpiry() {
+        runner.withPropertyValues("zae.limiter.store=redis", "zae.limiter.redis.key-prefix=retained",
+                "zae.limiter.audit.retention=3d").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(RateLimiter.class).admin().setResourceDefaults("other",
+                            java.util.List.of(dev.zaelimiter.Limit.perMinute("rpm", 5)));
+                    try (RedisClient client = RedisClient.create(SERVER.uri());
+                            StatefulRedisConnection<String, String> redis = client.connect()) {
+                        java.util.List<String> events = redis.sync().keys("retained#AE#*");
+                        assertThat(events).isNotEmpty().allSatisfy(event -> assertThat(
+                                Duration.ofMillis(redis.sync().pttl(event)))
+                                .isBetween(Duration.ofDays(3).minusMinutes(1), Duration.ofDays(3)));
+                    }
+                });
     }
 
     @Test

@@ -32,6 +32,12 @@ final class KnownBuckets {
     /** How long a bucket counts as contended after this process lost a race for it. */
     private static final long CONTENDED_MILLIS = 5_000;
 
+    /**
+     * How many other processes a contended bucket's estimate expects to race for the same tokens as each call of
+     * this process in flight: while a call is in flight, the others' calls of that moment are too.
+     */
+    static final int RIVALS = 4;
+
     private final Map<BucketKey, Known> known = new ConcurrentHashMap<>();
 
     /**
@@ -56,6 +62,18 @@ final class KnownBuckets {
             }
             return state.refilled(limits, Math.min(now, inFlightAt)).debited(limits, inFlight, false)
                     .refilled(limits, now);
+        }
+
+        /**
+         * {@code estimate} less what {@link #RIVALS} other processes are expected to take while this process's calls
+         * are in flight: as much again as those calls, per rival. The same as {@code estimate} with nothing in flight.
+         */
+        BucketState contested(List<Limit> limits, BucketState estimate) {
+            BucketState contested = estimate;
+            for (int rival = 0; rival < RIVALS && !inFlight.isEmpty(); rival++) {
+                contested = contested.debited(limits, inFlight, false);
+            }
+            return contested;
         }
 
         /** The learned state less what is in flight, as it was learned (no refill credited since it was learned). */
@@ -97,7 +115,10 @@ final class KnownBuckets {
      * concurrency slot and touch no scheduled limit are refused locally (a scheduled limit's refill depends on when
      * the store last wrote the bucket, which a process cannot see): while paused, when the balances last seen do not
      * cover the call; within {@link #TRUST_MILLIS} of learning them, when they do not cover it even refilled to now.
-     * What this process's calls in flight take counts as taken.
+     * What this process's calls in flight take counts as taken, and while the bucket is contended (this process
+     * lost a race for it lately) so does what {@link #RIVALS} other processes take meanwhile
+     * ({@link Known#contested}): processes that share a saturated bucket then ask for each refill one at a time
+     * rather than all at once.
      */
     static BucketState localRefusal(BucketDebit debit, Known k, BucketState estimate, long now) {
         if (debit.countOnly() || debit.takesSlots() || !hardConsumption(debit)) {
@@ -114,8 +135,11 @@ final class KnownBuckets {
                 return learned;
             }
         }
-        if (now < k.learnedAt() + TRUST_MILLIS && !estimate.admits(debit.limits(), debit.amountsMilli())) {
-            return estimate;
+        if (now < k.learnedAt() + TRUST_MILLIS) {
+            BucketState expected = now < k.contendedUntil() ? k.contested(debit.limits(), estimate) : estimate;
+            if (!expected.admits(debit.limits(), debit.amountsMilli())) {
+                return expected;
+            }
         }
         return null;
     }

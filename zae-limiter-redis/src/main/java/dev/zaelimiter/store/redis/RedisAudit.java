@@ -4,6 +4,7 @@ import dev.zaelimiter.AuditEvent;
 import dev.zaelimiter.AuditPage;
 import dev.zaelimiter.AuditQuery;
 import dev.zaelimiter.AuditScope;
+import dev.zaelimiter.ValidationException;
 
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
@@ -18,21 +19,37 @@ import java.util.Map;
 /**
  * The audit log in Redis: one hash per event under its sort key, and the sort keys in sorted sets ordered by key
  * (every score 0): one of every event, and one per system, resource and entity target. A page is a read of the log
- * and one script run that reads its events (two round trips), more only when the query's time range or resource leaves out events of its log. Events expire after two years.
+ * and one script run that reads its events (two round trips), more only when the query's time range or resource
+ * leaves out events of its log. Events expire after their retention (by default two years).
  */
 final class RedisAudit implements dev.zaelimiter.store.AuditStore {
 
-    static final Duration RETENTION = Duration.ofDays(730);
+    static final Duration DEFAULT_RETENTION = Duration.ofDays(730);
 
     private static final RedisCalls.Script APPEND = RedisCalls.Script.load("audit-append",
             io.lettuce.core.ScriptOutputType.INTEGER);
 
     private final RedisCalls redis;
     private final Keys keys;
+    private final long retentionMillis;
 
-    RedisAudit(RedisCalls redis, Keys keys) {
+    /**
+     * Checks the retention of audit events as {@link RedisStore.Builder#auditRetention} documents it.
+     *
+     * @throws ValidationException when under one day or over {@link RedisUsage#MAX_RETENTION}
+     */
+    static void checkRetention(Duration retention) {
+        if (retention == null || retention.compareTo(Duration.ofDays(1)) < 0
+                || retention.compareTo(RedisUsage.MAX_RETENTION) > 0) {
+            throw new ValidationException("auditRetention", retention, "keep audit events at least one day and at"
+                    + " most " + RedisUsage.MAX_RETENTION.toDays() + " days");
+        }
+    }
+
+    RedisAudit(RedisCalls redis, Keys keys, Duration retention) {
         this.redis = redis;
         this.keys = keys;
+        this.retentionMillis = retention.toMillis();
     }
 
     @Override
@@ -46,8 +63,8 @@ final class RedisAudit implements dev.zaelimiter.store.AuditStore {
         } else {
             logs.add(keys.auditEntity(event.entityId()));
         }
-        String oldest = String.format("%015d", event.at().toEpochMilli() - RETENTION.toMillis());
-        List<String> args = new ArrayList<>(List.of(sortKey, Long.toString(RETENTION.toMillis()), oldest));
+        String oldest = String.format("%015d", event.at().toEpochMilli() - retentionMillis);
+        List<String> args = new ArrayList<>(List.of(sortKey, Long.toString(retentionMillis), oldest));
         Map<String, String> fields = new LinkedHashMap<>();
         fields.put("id", event.id());
         fields.put("at", Long.toString(event.at().toEpochMilli()));

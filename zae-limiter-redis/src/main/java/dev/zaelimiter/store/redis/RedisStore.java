@@ -50,6 +50,12 @@ public final class RedisStore implements LimiterStore {
     /** The shortest allowed {@code stampTtl}. */
     public static final Duration MIN_STAMP_TTL = Duration.ofSeconds(10);
 
+    /**
+     * The longest allowed {@code stampTtl}: after a restart that lost data the configuration version starts again,
+     * so a process may keep configuration it read before for up to this long.
+     */
+    public static final Duration MAX_STAMP_TTL = Duration.ofHours(1);
+
     /** How many request deadlines a decision may spend going round while other processes write its buckets. */
     private static final int RETRY_DEADLINES = 20;
 
@@ -72,8 +78,9 @@ public final class RedisStore implements LimiterStore {
             throw new ValidationException("prefix", builder.prefix,
                     "1 to 64 letters, digits and _ . : { } - (no #, which separates the parts of a key)");
         }
-        if (builder.stampTtl.compareTo(MIN_STAMP_TTL) < 0) {
-            throw new ValidationException("stampTtl", builder.stampTtl, "must be at least " + MIN_STAMP_TTL);
+        if (builder.stampTtl.compareTo(MIN_STAMP_TTL) < 0 || builder.stampTtl.compareTo(MAX_STAMP_TTL) > 0) {
+            throw new ValidationException("stampTtl", builder.stampTtl, "must be at least " + MIN_STAMP_TTL
+                    + " and at most " + MAX_STAMP_TTL);
         }
         this.requestTimeout = builder.requestTimeout;
         AbstractRedisClient client = builder.client;
@@ -93,8 +100,8 @@ public final class RedisStore implements LimiterStore {
         this.config = new Configuration(redis, keys, builder.clock, builder.stampTtl.toMillis());
         this.buckets = new Buckets(redis, keys, config::seen, RETRY_DEADLINES * requestTimeout.toNanos(),
                 requestTimeout.toNanos());
-        this.usage = new RedisUsage(redis, keys);
-        this.audit = new RedisAudit(redis, keys);
+        this.usage = new RedisUsage(redis, keys, builder.usageHourRetention, builder.usageDayRetention);
+        this.audit = new RedisAudit(redis, keys, builder.auditRetention);
     }
 
     /** The tree {@code entityId}'s buckets belong to on a cluster (their hash tag). */
@@ -348,6 +355,9 @@ public final class RedisStore implements LimiterStore {
         private Clock clock = Clock.systemUTC();
         private Duration stampTtl = Duration.ofSeconds(60);
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private Duration usageHourRetention = RedisUsage.DEFAULT_HOUR_RETENTION;
+        private Duration usageDayRetention = RedisUsage.DEFAULT_DAY_RETENTION;
+        private Duration auditRetention = RedisAudit.DEFAULT_RETENTION;
 
         private Builder() {
         }
@@ -395,8 +405,8 @@ public final class RedisStore implements LimiterStore {
         }
 
         /**
-         * How long this process trusts configuration it read while it sees no change: at least 10 s; 60 s when not
-         * set. A change is seen sooner, by the version every decision answers with.
+         * How long this process trusts configuration it read while it sees no change: at least 10 s, at most an
+         * hour; 60 s when not set. A change is seen sooner, by the version every decision answers with.
          */
         public Builder stampTtl(Duration stampTtl) {
             this.stampTtl = Objects.requireNonNull(stampTtl, "stampTtl");
@@ -419,6 +429,36 @@ public final class RedisStore implements LimiterStore {
             return this;
         }
 
+        /**
+         * How long usage history is kept after each write to a period (a key expiry): hours 90 days and days 730
+         * days when not set.
+         *
+         * @throws ValidationException when either is under one day or over 36,600 days, or hours are kept longer
+         *                             than days
+         */
+        public Builder usageRetention(Duration hours, Duration days) {
+            RedisUsage.checkRetention(hours, days);
+            this.usageHourRetention = hours;
+            this.usageDayRetention = days;
+            return this;
+        }
+
+        /**
+         * How long audit events are kept (a key expiry); 730 days when not set.
+         *
+         * @throws ValidationException when under one day or over 36,600 days
+         */
+        public Builder auditRetention(Duration retention) {
+            RedisAudit.checkRetention(retention);
+            this.auditRetention = retention;
+            return this;
+        }
+
+        /**
+         * The store; nothing is sent to Redis yet.
+         *
+         * @throws ValidationException when the client, prefix, URI or stamp TTL breaks its rule
+         */
         public RedisStore build() {
             return new RedisStore(this);
         }

@@ -1,6 +1,7 @@
 package dev.zaelimiter.store.redis;
 
 import dev.zaelimiter.UsageGranularity;
+import dev.zaelimiter.ValidationException;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.UsageCounts;
 import dev.zaelimiter.store.UsagePeriod;
@@ -16,22 +17,46 @@ import java.util.Map;
 /**
  * Usage history in Redis: one hash per bucket and period ({@code {start}#{resource}#{entity}}), indexed by start in
  * one sorted set per resource and one per entity, so that a read is a read of one index and one script run that
- * reads its periods. A write adds its counts once per writer and sequence, in one script run. Periods expire after the retention (hours 90 days, days 730).
+ * reads its periods. A write adds its counts once per writer and sequence, in one script run. Periods expire after
+ * their retention (by default hours 90 days, days 730), counted from each write.
  */
 final class RedisUsage implements UsageStore {
 
-    static final Duration HOUR_RETENTION = Duration.ofDays(90);
-    static final Duration DAY_RETENTION = Duration.ofDays(730);
+    static final Duration DEFAULT_HOUR_RETENTION = Duration.ofDays(90);
+    static final Duration DEFAULT_DAY_RETENTION = Duration.ofDays(730);
+    /** The longest retention of anything the store keeps: a century, as {@link dev.zaelimiter.Limit#MAX_PERIOD}. */
+    static final Duration MAX_RETENTION = dev.zaelimiter.Limit.MAX_PERIOD;
 
     private static final RedisCalls.Script ADD = RedisCalls.Script.load("usage-add",
             io.lettuce.core.ScriptOutputType.INTEGER);
 
     private final RedisCalls redis;
     private final Keys keys;
+    private final long hourRetentionMillis;
+    private final long dayRetentionMillis;
 
-    RedisUsage(RedisCalls redis, Keys keys) {
+    /**
+     * Checks the retention of hour and day periods as {@link RedisStore.Builder#usageRetention} documents it.
+     *
+     * @throws ValidationException when either is under one day or over {@link #MAX_RETENTION}, or hours are kept
+     *                             longer than days
+     */
+    static void checkRetention(Duration hours, Duration days) {
+        if (hours == null || hours.compareTo(Duration.ofDays(1)) < 0 || hours.compareTo(MAX_RETENTION) > 0) {
+            throw new ValidationException("usageRetention.hours", hours, "keep hours at least one day and at most "
+                    + MAX_RETENTION.toDays() + " days");
+        }
+        if (days == null || days.compareTo(hours) < 0 || days.compareTo(MAX_RETENTION) > 0) {
+            throw new ValidationException("usageRetention.days", days, "keep days at least as long as hours ("
+                    + hours + ") and at most " + MAX_RETENTION.toDays() + " days");
+        }
+    }
+
+    RedisUsage(RedisCalls redis, Keys keys, Duration hourRetention, Duration dayRetention) {
         this.redis = redis;
         this.keys = keys;
+        this.hourRetentionMillis = hourRetention.toMillis();
+        this.dayRetentionMillis = dayRetention.toMillis();
     }
 
     @Override
@@ -40,7 +65,7 @@ final class RedisUsage implements UsageStore {
         String g = code(period.granularity());
         BucketKey key = period.key();
         String name = period.startMillis() + "#" + key.resource() + "#" + key.entityId();
-        long retention = (period.granularity() == UsageGranularity.HOUR ? HOUR_RETENTION : DAY_RETENTION).toMillis();
+        long retention = period.granularity() == UsageGranularity.HOUR ? hourRetentionMillis : dayRetentionMillis;
         List<String> args = new ArrayList<>(List.of("w#" + write.writerId(), Long.toString(write.sequence()),
                 Long.toString(period.startMillis()), name, Long.toString(retention),
                 Long.toString(period.startMillis() - retention)));
