@@ -1,5 +1,6 @@
 package dev.zaelimiter.docs;
 
+import dev.zaelimiter.Entity;
 import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
@@ -8,6 +9,7 @@ import dev.zaelimiter.store.redis.RedisStore;
 import dev.zaelimiter.store.redis.RedisTestStores;
 import dev.zaelimiter.testing.MutableClock;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -17,7 +19,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The examples of {@code docs/redis.md}, run against the test server. */
+/** The examples of {@code docs/redis.md}, run against the test server and the test cluster. */
 class RedisDocsExamplesTest {
 
     private final RedisClient redisClient = RedisTestStores.client();
@@ -83,6 +85,33 @@ class RedisDocsExamplesTest {
         clock.advance(Duration.ofHours(50));
         assertThat(limiter.available("tenant-7", "reports")).containsEntry("tokens", -500L);
         // end::redisDebt[]
+        store.close();
+    }
+
+    @Test
+    void redisCluster() {
+        RedisClusterClient clusterClient = RedisTestStores.clusterClient();
+        try (var warm = clusterClient.connect()) {      // the cluster's topology, before the example's deadline
+            warm.sync().ping();
+        }
+        // tag::redisCluster[]
+        RedisStore store = RedisStore.builder()
+                .clusterClient(clusterClient)            // the application's Lettuce RedisClusterClient
+                .prefix("checkout")                      // no { }: the store places the hash tags
+                .requestTimeout(Duration.ofSeconds(1))   // deadline of every command (500 ms if unset)
+                .build();
+
+        RateLimiter limiter = RateLimiter.builder().store(store).build();
+        limiter.admin().createEntity(Entity.of("org-1"));
+        limiter.admin().createEntity(Entity.of("team-a").withParent("org-1").withCascade(true));
+        limiter.admin().setResourceDefaults("builds", List.of(Limit.perMinute("jobs", 10)));
+        limiter.acquire("team-a", "builds", Map.of("jobs", 1L)).close();   // child and parent: one script run
+
+        try (var connection = clusterClient.connect()) {   // both buckets carry the tree's hash tag: one slot
+            assertThat(connection.sync().exists("checkout#E#team-a#B#builds#{org-1}",
+                    "checkout#E#org-1#B#builds#{org-1}")).isEqualTo(2);
+        }
+        // end::redisCluster[]
         store.close();
     }
 }

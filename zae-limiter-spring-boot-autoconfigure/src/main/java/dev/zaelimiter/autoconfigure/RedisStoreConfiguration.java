@@ -5,6 +5,7 @@ import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.redis.RedisStore;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,8 +31,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The Redis store bean, chosen by {@link RedisChosen}: on the application's Lettuce connection when it has one, else
- * on {@code zae.limiter.redis.url} or {@code spring.data.redis.*}.
+ * The Redis store bean, chosen by {@link RedisChosen}: on the application's Lettuce connection (standalone, Sentinel
+ * or Cluster) when it has one, else on {@code zae.limiter.redis.url} or {@code spring.data.redis.*}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = {RedisStoreConfiguration.REDIS_STORE, "io.lettuce.core.RedisClient"})
@@ -64,8 +65,11 @@ class RedisStoreConfiguration {
         ZaeLimiterProperties.Redis redis = properties.getRedis();
         String prefix = redis.getKeyPrefix() != null ? redis.getKeyPrefix() : "zae:" + properties.getNamespace();
         RedisConnection connection = RedisConnection.find(redis.getUrl(), beanFactory, environment);
-        if (connection.client() != null) {
-            builder.client(connection.client());
+        if (connection.client() instanceof RedisClusterClient cluster) {
+            builder.clusterClient(cluster);
+            beanFactory.registerDependentBean(connection.bean(), LimiterStoreConfigurations.DynamoDb.STORE_BEAN);
+        } else if (connection.client() != null) {
+            builder.client((RedisClient) connection.client());
             // the store's connection runs on the application's client: close the store before it
             beanFactory.registerDependentBean(connection.bean(), LimiterStoreConfigurations.DynamoDb.STORE_BEAN);
         } else {
@@ -149,14 +153,16 @@ class RedisStoreConfiguration {
     }
 
     /**
-     * Where the store connects: {@code client} with the name of its bean (the application's), or {@code uri} read
-     * from {@code property}; {@code description} for the startup log.
+     * Where the store connects: {@code client} (a {@code RedisClient} or a {@code RedisClusterClient}) with the name
+     * of its bean (the application's), or {@code uri} read from {@code property}; {@code description} for the
+     * startup log.
      */
-    record RedisConnection(RedisClient client, String bean, String uri, String property, String description) {
+    record RedisConnection(AbstractRedisClient client, String bean, String uri, String property,
+            String description) {
 
         /**
-         * {@code zae.limiter.redis.url}, else a single Lettuce {@code RedisClient} bean, else the client of a single
-         * {@code LettuceConnectionFactory} bean, else {@code spring.data.redis.*}.
+         * {@code zae.limiter.redis.url}, else a single Lettuce {@code RedisClient} or {@code RedisClusterClient}
+         * bean, else the client of a single {@code LettuceConnectionFactory} bean, else {@code spring.data.redis.*}.
          */
         static RedisConnection find(String url, ConfigurableListableBeanFactory beanFactory, Environment environment) {
             if (url != null) {
@@ -167,6 +173,12 @@ class RedisStoreConfiguration {
             if (clients.length == 1) {
                 return new RedisConnection(beanFactory.getBean(clients[0], RedisClient.class), clients[0], null, null,
                         "the application's RedisClient bean '" + clients[0] + "'");
+            }
+            String[] clusterClients = beanFactory.getBeanNamesForType(RedisClusterClient.class, false, false);
+            if (clients.length == 0 && clusterClients.length == 1) {
+                return new RedisConnection(beanFactory.getBean(clusterClients[0], RedisClusterClient.class),
+                        clusterClients[0], null, null, "the application's RedisClusterClient bean '"
+                        + clusterClients[0] + "'");
             }
             if (ClassUtils.isPresent(CONNECTION_FACTORY, beanFactory.getBeanClassLoader())) {
                 RedisConnection shared = SpringDataRedis.connection(beanFactory);
@@ -195,15 +207,15 @@ class RedisStoreConfiguration {
                 factory.start();
                 client = factory.getNativeClient();
             }
-            if (!(client instanceof RedisClient redisClient)) {
-                throw new InvalidDeclarationException("zae.limiter.store", "is Redis, but the application's"
-                        + " LettuceConnectionFactory '" + factories[0] + "' connects to a Redis Cluster, which the"
-                        + " starter cannot share yet", "Set zae.limiter.redis.url to one Redis (redis://host:port), or"
-                        + " write zae.limiter.store=memory.");
+            String where;
+            if (client instanceof RedisClusterClient) {
+                where = "Redis Cluster " + factory.getClusterConfiguration().getClusterNodes().stream()
+                        .map(node -> node.getHost() + ":" + node.getPort()).sorted().toList();
+            } else {
+                where = factory.getHostName() + ":" + factory.getPort() + ", database " + factory.getDatabase();
             }
-            return new RedisConnection(redisClient, factories[0], null, null, "the client of the application's"
-                    + " LettuceConnectionFactory '" + factories[0] + "' (" + factory.getHostName() + ":"
-                    + factory.getPort() + ", database " + factory.getDatabase() + ")");
+            return new RedisConnection(client, factories[0], null, null, "the client of the application's"
+                    + " LettuceConnectionFactory '" + factories[0] + "' (" + where + ")");
         }
     }
 
@@ -248,7 +260,8 @@ class RedisStoreConfiguration {
                         + " is set"));
             }
             List<String> beans = new ArrayList<>();
-            for (String type : List.of("io.lettuce.core.RedisClient", CONNECTION_FACTORY)) {
+            for (String type : List.of("io.lettuce.core.RedisClient", "io.lettuce.core.cluster.RedisClusterClient",
+                    CONNECTION_FACTORY)) {
                 if (beanFactory != null && ClassUtils.isPresent(type, loader)) {
                     Class<?> resolved = ClassUtils.resolveClassName(type, loader);
                     beans.addAll(List.of(beanFactory.getBeanNamesForType(resolved, false, false)));
@@ -259,7 +272,8 @@ class RedisStoreConfiguration {
                         + " Lettuce connection (bean '" + beans.get(0) + "')"));
             }
             return ConditionOutcome.noMatch(message.because("zae.limiter.store is auto, no zae.limiter.redis.url is"
-                    + " set and the application has no Lettuce RedisClient or LettuceConnectionFactory bean"));
+                    + " set and the application has no Lettuce RedisClient, RedisClusterClient or"
+                    + " LettuceConnectionFactory bean"));
         }
     }
 }

@@ -5,11 +5,14 @@ import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
+import dev.zaelimiter.store.redis.RedisCluster;
 import dev.zaelimiter.store.redis.RedisServer;
 import dev.zaelimiter.store.redis.RedisStore;
 import dev.zaelimiter.testing.MutableClock;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -68,6 +71,51 @@ class RedisStoreAutoConfigurationTests {
     }
 
     @Test
+    void aConnectionFactoryOnRedisClusterIsSharedToo(CapturedOutput output) {
+        RedisCluster cluster = RedisCluster.get();
+        String nodes = cluster.uris().stream().map(uri -> uri.getHost() + ":" + uri.getPort()).sorted()
+                .reduce((a, b) -> a + "," + b).orElseThrow();
+        runner.withPropertyValues("spring.data.redis.cluster.nodes=" + nodes,
+                "zae.limiter.redis.key-prefix=clustered").run(context -> {
+                    assertThat(context).hasNotFailed().getBean(LimiterStore.class).isInstanceOf(RedisStore.class);
+                    RateLimiter limiter = context.getBean(RateLimiter.class);
+                    limiter.acquire("user-1", "api", Map.of("rpm", 3L)).close();
+                    assertThat(limiter.available("user-1", "api")).containsEntry("rpm", 7L);
+                    RedisClusterClient client = cluster.newClient();
+                    try (StatefulRedisClusterConnection<String, String> redis = client.connect()) {
+                        assertThat(redis.sync().exists("clustered#E#user-1#B#api#{user-1}")).isEqualTo(1);
+                    } finally {
+                        client.shutdown();
+                    }
+                    assertThat(output).contains("zae-limiter uses the Redis store: the client of the application's"
+                            + " LettuceConnectionFactory 'redisConnectionFactory' (Redis Cluster ["
+                            + nodes.replace(",", ", ") + "]), key prefix 'clustered'");
+                });
+    }
+
+    @Test
+    void autoChoosesTheApplicationsRedisClusterClient() {
+        RedisClusterClient client = RedisCluster.get().newClient();
+        try {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class))
+                    .withBean(Clock.class, () -> clock)
+                    .withBean("limitsCluster", RedisClusterClient.class, () -> client)
+                    .withPropertyValues("zae.limiter.store-timeout=10s", "zae.limiter.redis.key-prefix=cluster-bean",
+                            "zae.limiter.resources.api.limits.rpm.capacity=10")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().getBean(LimiterStore.class)
+                                .isInstanceOf(RedisStore.class);
+                        context.getBean(RateLimiter.class).acquire("user-1", "api", Map.of("rpm", 4L)).close();
+                        assertThat(context.getBean(RateLimiter.class).available("user-1", "api"))
+                                .containsEntry("rpm", 6L);
+                    });
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
     void autoChoosesRedisWhenTheApplicationHasALettuceConnectionFactory() throws Exception {
         runner.withPropertyValues("zae.limiter.redis.key-prefix=auto-chosen").run(context -> {
             assertThat(context).hasNotFailed().getBean(LimiterStore.class).isInstanceOf(RedisStore.class);
@@ -96,7 +144,8 @@ class RedisStoreAutoConfigurationTests {
                 + " 'redisConnectionFactory')");
         assertOutcome(new MockEnvironment(), new DefaultListableBeanFactory(), loader, false,
                 "zae-limiter Redis store zae.limiter.store is auto, no zae.limiter.redis.url is set and the"
-                        + " application has no Lettuce RedisClient or LettuceConnectionFactory bean");
+                        + " application has no Lettuce RedisClient, RedisClusterClient or LettuceConnectionFactory"
+                        + " bean");
         assertOutcome(new MockEnvironment().withProperty("zae.limiter.redis.url", SERVER.uri()),
                 new DefaultListableBeanFactory(), loader, true,
                 "zae-limiter Redis store zae.limiter.store is auto and zae.limiter.redis.url is set");

@@ -39,4 +39,21 @@ class SpringDataRedisUriTests {
         assertThat(SpringDataRedisUri.withoutPassword("rediss://:secret@cache:6390/2"))
                 .isEqualTo("rediss://:***@cache:6390/2");
     }
+
+    @Test
+    void clusterNodesAndSentinelsGiveTheStoresClusterAndSentinelUris() {
+        assertThat(SpringDataRedisUri.of(Binder.get(new MockEnvironment()
+                .withProperty("spring.data.redis.cluster.nodes", "n1:7000,n2:7001")
+                .withProperty("spring.data.redis.password", "secret"))))
+                .isEqualTo("redis-cluster://:secret@n1:7000,n2:7001");
+        String sentinel = SpringDataRedisUri.of(Binder.get(new MockEnvironment()
+                .withProperty("spring.data.redis.sentinel.master", "limits")
+                .withProperty("spring.data.redis.sentinel.nodes", "s1:26379,s2:26379")
+                .withProperty("spring.data.redis.database", "1")));
+        assertThat(sentinel).isEqualTo("redis-sentinel://s1:26379,s2:26379/1#limits");
+        RedisURI parsed = RedisURI.create(sentinel);
+        assertThat(parsed.getSentinels()).hasSize(2);
+        assertThat(parsed.getSentinelMasterId()).isEqualTo("limits");
+        assertThat(parsed.getDatabase()).isEqualTo(1);
+    }
 }

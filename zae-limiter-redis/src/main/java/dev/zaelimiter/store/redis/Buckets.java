@@ -150,9 +150,10 @@ final class Buckets {
         int[] held = lock(debits.stream().map(BucketDebit::key).toList());                  // what it learns must not overwrite a later decision's
         try {
             KnownBucket[] known = known(debits);
-            KnownBucket[] current = send(debits, known, null, now);
+            KnownBucket[] current = send(debits, known, null, now, new boolean[debits.size()]);
             if (current != null && askAgain(current, now)) {
-                KnownBucket[] again = send(debits, current, null, now);     // to extend a key that goes too soon
+                // to extend a key that goes too soon
+                KnownBucket[] again = send(debits, current, null, now, new boolean[debits.size()]);
                 current = again == null ? current : again;
             }
             KnownBucket[] used = current == null ? known : current;
@@ -206,11 +207,18 @@ final class Buckets {
         try {
             long deadline = System.nanoTime() + retryNanos;
             KnownBucket[] known = known(debits);
-            boolean decidable = onServer != null && ServerDecision.applies(debits, now);
+            boolean decidable = onServer != null && ServerDecision.applies(debits, now) && oneSlot(debits);
             boolean byScript = decidable && !server.outdated(debits, known, now);
+            boolean[] done = new boolean[debits.size()];     // written by this call (buckets in several slots)
+            BucketState[] basis = new BucketState[debits.size()];
             for (int lost = 0; ; lost++) {
-                Outcome<T> outcome = decision.decide(refilled(debits, known, now));
+                BucketState[] refilled = refilled(debits, known, now);
+                for (int i = 0; i < refilled.length; i++) {
+                    refilled[i] = done[i] ? basis[i] : refilled[i];
+                }
+                Outcome<T> outcome = decision.decide(refilled);
                 if (refusedOnRecentStates(outcome, known, now) && refusableLocally(debits)) {
+                    giveBack(debits, done, now);
                     return outcome.result();
                 }
                 if (byScript) {
@@ -228,11 +236,27 @@ final class Buckets {
                     continue;
                 }
                 writeModeRuns.increment();
-                KnownBucket[] current = send(debits, known, outcome.writes(), now);
+                BucketState[] writes = outcome.writes().clone();
+                for (int i = 0; i < writes.length; i++) {
+                    writes[i] = done[i] ? null : writes[i];
+                }
+                boolean[] written = new boolean[debits.size()];
+                KnownBucket[] current;
+                try {
+                    current = send(debits, known, writes, now, written);
+                } catch (StoreUnavailableException e) {
+                    giveBack(debits, done(done, written, basis, refilled), now);   // the slots that answered
+                    throw e;
+                }
+                done(done, written, basis, refilled);
                 if (current == null) {
+                    if (writesNothing(outcome)) {
+                        giveBack(debits, done, now);
+                    }
                     return outcome.result();
                 }
                 if (System.nanoTime() - deadline > 0) {
+                    giveBack(debits, done, now);
                     throw new StoreUnavailableException("other processes kept writing the buckets " + keysOf(debits)
                             + " for " + retryNanos / 1_000_000 + " ms: no decision could be written", null);
                 }
@@ -264,6 +288,38 @@ final class Buckets {
         return writeModeRuns.sum();
     }
 
+    /** Whether every bucket of {@code debits} lies in one slot (always, off a cluster). */
+    private boolean oneSlot(List<BucketDebit> debits) {
+        return redis.bySlot(debits.stream().map(d -> keys.bucket(d.key())).toList()).size() == 1;
+    }
+
+    /** Marks the buckets {@code written} as {@code done}, decided on {@code refilled}; answers {@code done}. */
+    private static boolean[] done(boolean[] done, boolean[] written, BucketState[] basis, BucketState[] refilled) {
+        for (int i = 0; i < written.length; i++) {
+            if (written[i]) {
+                done[i] = true;
+                basis[i] = refilled[i];
+            }
+        }
+        return done;
+    }
+
+    /**
+     * Gives back what this call took from the buckets it wrote ({@code done}) before the rest was refused: possible
+     * only where a call's buckets lie in several slots of a cluster, whose runs are written apart. As a lease's
+     * rollback does, and as the DynamoDB store compensates a cascade: tokens and slots back, capped at the capacity.
+     */
+    private void giveBack(List<BucketDebit> debits, boolean[] done, long now) {
+        for (int i = 0; i < done.length; i++) {
+            if (done[i]) {
+                BucketDebit d = debits.get(i).shared();
+                Map<String, Long> back = new HashMap<>();
+                d.amountsMilli().forEach((limit, amount) -> back.put(limit, -amount));
+                apply(List.of(d.withAmounts(back)), now);
+            }
+        }
+    }
+
     private static BucketState[] refilled(List<BucketDebit> debits, KnownBucket[] known, long now) {
         BucketState[] refilled = new BucketState[known.length];
         for (int i = 0; i < known.length; i++) {
@@ -277,7 +333,7 @@ final class Buckets {
         List<String> k = new ArrayList<>(debits.size() + 1);
         List<String> args = new ArrayList<>(3 + debits.size() * 20);
         args.add(Integer.toString(debits.size()));
-        args.add("1");
+        args.add(versionFlag());
         args.add(Long.toString(now));
         String[] tokens = new String[debits.size()];
         for (int i = 0; i < debits.size(); i++) {
@@ -285,8 +341,7 @@ final class Buckets {
             tokens[i] = newToken();
             server.arguments(args, debits.get(i), tokens[i], mode, now);
         }
-        k.add(keys.configVersion());
-        List<Object> reply = redis.run(SCRIPT, k, args);
+        List<Object> reply = redis.runVersioned(SCRIPT, k, args, keys.configVersion());
         long code = (Long) reply.get(0);
         if (code == -2L) {
             BucketKey key = debits.get(((Long) reply.get(2)).intValue() - 1).key();
@@ -294,7 +349,9 @@ final class Buckets {
         }
         version(reply);
         if (code != 1L) {
-            return new ServerAnswer(null, current(debits, reply, now), code == 0L);
+            KnownBucket[] current = new KnownBucket[debits.size()];
+            current(debits, all(debits.size()), reply, now, current);
+            return new ServerAnswer(null, current, code == 0L);
         }
         BucketState[] written = new BucketState[debits.size()];
         for (int i = 0; i < written.length; i++) {
@@ -313,6 +370,18 @@ final class Buckets {
         if (!version.isEmpty()) {
             configVersion.accept(Long.parseLong(version));
         }
+    }
+
+    /**
+     * {@code bucket.lua}'s second argument: on one Redis it reads the configuration version too; on a cluster, where
+     * the version lies in another slot, a {@code GET} in flight with it does.
+     */
+    private String versionFlag() {
+        return redis.cluster() ? "" : "1";
+    }
+
+    private static int[] all(int n) {
+        return java.util.stream.IntStream.range(0, n).toArray();
     }
 
     private static String newToken() {
@@ -388,18 +457,21 @@ final class Buckets {
      * Sends one decision: {@code writes} (null, or null entries: nothing written) conditioned on {@code known}; a
      * bucket not written has its key's expiry extended where it goes too soon for the limits in force. Returns
      * {@code null} when every token matched (and the writes were made), else the buckets as the server holds them
-     * (also remembered), of which those whose key goes too soon are marked to be asked again.
+     * (also remembered), of which those whose key goes too soon are marked to be asked again. Buckets in several
+     * slots of a cluster get one run per slot, all in flight together: each is written or not on its own, and
+     * {@code written} says which were.
      */
-    private KnownBucket[] send(List<BucketDebit> debits, KnownBucket[] known, BucketState[] writes, long now) {
-        List<String> k = new ArrayList<>(debits.size() + 1);
-        List<String> args = new ArrayList<>(3 + 7 * debits.size());
-        args.add(Integer.toString(debits.size()));
-        args.add("1");
-        args.add("");
-        String[] tokens = new String[debits.size()];
-        for (int i = 0; i < debits.size(); i++) {
+    private KnownBucket[] send(List<BucketDebit> debits, KnownBucket[] known, BucketState[] writes, long now,
+            boolean[] written) {
+        int n = debits.size();
+        List<String> k = new ArrayList<>(n);
+        List<List<String>> perBucket = new ArrayList<>(n);
+        String[] tokens = new String[n];
+        for (int i = 0; i < n; i++) {
             BucketDebit d = debits.get(i);
             k.add(keys.bucket(d.key()));
+            List<String> args = new ArrayList<>(7);
+            perBucket.add(args);
             args.add(known[i].token());
             BucketState write = writes == null ? null : writes[i];
             if (write == null) {
@@ -416,31 +488,87 @@ final class Buckets {
             args.add(server.stamp(d.kept()));
             args.add(ServerDecision.text(ServerDecision.deadline(d.kept(), write.lastRefillMillis())));
         }
-        k.add(keys.configVersion());
-        List<Object> reply = redis.run(SCRIPT, k, args);
-        version(reply);
-        if (((Long) reply.get(0)) == 1L) {
-            for (int i = 0; i < debits.size(); i++) {
-                List<Limit> kept = debits.get(i).kept();
-                long at = tokens[i] == null ? 0 : writes[i].lastRefillMillis();
-                remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new KnownBucket(tokens[i],
-                        BucketLife.endsAfter(kept, at), writes[i], Codec.slotLimits(kept), now, server.stamp(kept),
-                        ServerDecision.deadline(kept, at)));
+        List<int[]> groups = redis.bySlot(k);
+        List<List<Object>> replies = new ArrayList<>(groups.size());
+        StoreUnavailableException failure = null;            // of one slot's run: the others' writes are marked
+        if (groups.size() == 1) {
+            replies.add(redis.runVersioned(SCRIPT, k, runArgs(groups.get(0), perBucket), keys.configVersion()));
+        } else {
+            List<RedisCalls.Run> runs = new ArrayList<>();
+            for (int[] group : groups) {
+                runs.add(new RedisCalls.Run(SCRIPT, Arrays.stream(group).mapToObj(k::get).toList(),
+                        runArgs(group, perBucket)));
             }
-            return null;
+            List<Object> answers = redis.each(runs, List.of(keys.configVersion()));
+            Object version = answers.get(groups.size());
+            for (int j = 0; j < groups.size(); j++) {
+                if (answers.get(j) instanceof StoreUnavailableException failed) {
+                    failure = failed;
+                    replies.add(null);
+                    continue;
+                }
+                @SuppressWarnings("unchecked")
+                List<Object> reply = new ArrayList<>((List<Object>) answers.get(j));
+                reply.set(1, RedisCalls.version(version));
+                replies.add(reply);
+            }
         }
-        return current(debits, reply, now);
+        KnownBucket[] current = null;
+        for (int j = 0; j < groups.size(); j++) {
+            int[] group = groups.get(j);
+            List<Object> reply = replies.get(j);
+            if (reply == null) {
+                continue;
+            }
+            version(reply);
+            if (((Long) reply.get(0)) == 1L) {
+                for (int i : group) {
+                    written[i] = tokens[i] != null;
+                    List<Limit> kept = debits.get(i).kept();
+                    long at = tokens[i] == null ? 0 : writes[i].lastRefillMillis();
+                    remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new KnownBucket(
+                            tokens[i], BucketLife.endsAfter(kept, at), writes[i], Codec.slotLimits(kept), now,
+                            server.stamp(kept), ServerDecision.deadline(kept, at)));
+                }
+                continue;
+            }
+            current = current == null ? new KnownBucket[n] : current;
+            current(debits, group, reply, now, current);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        if (current != null) {
+            for (int i = 0; i < n; i++) {
+                current[i] = current[i] == null ? seen.getOrDefault(debits.get(i).key(), KnownBucket.ABSENT)
+                        : current[i];
+            }
+        }
+        return current;
+    }
+
+    /** The arguments of one {@code bucket.lua} run, in its write mode, on the buckets at {@code group}. */
+    private List<String> runArgs(int[] group, List<List<String>> perBucket) {
+        List<String> args = new ArrayList<>(3 + 7 * group.length);
+        args.add(Integer.toString(group.length));
+        args.add(versionFlag());
+        args.add("");
+        for (int i : group) {
+            args.addAll(perBucket.get(i));
+        }
+        return args;
     }
 
     /**
-     * The buckets as an answer that wrote nothing carries them (token, state, horizon, PTTL, stamp and deadline of
-     * each), remembered, and marked learned now (an absent one too) except where the key goes too soon for the
-     * limits in force.
+     * The buckets at {@code positions} as an answer that wrote nothing carries them (token, state, horizon, PTTL,
+     * stamp and deadline of each, in that order), into {@code current}, remembered, and marked learned now (an
+     * absent one too) except where the key goes too soon for the limits in force.
      */
-    private KnownBucket[] current(List<BucketDebit> debits, List<Object> reply, long now) {
-        KnownBucket[] current = new KnownBucket[debits.size()];
-        for (int i = 0; i < current.length; i++) {
-            int at = 2 + 6 * i;
+    private void current(List<BucketDebit> debits, int[] positions, List<Object> reply, long now,
+            KnownBucket[] current) {
+        for (int g = 0; g < positions.length; g++) {
+            int i = positions[g];
+            int at = 2 + 6 * g;
             String token = (String) reply.get(at);
             current[i] = token.isEmpty() ? KnownBucket.ABSENT : read(debits.get(i).key(), token,
                     (String) reply.get(at + 1), (String) reply.get(at + 2), (String) reply.get(at + 4),
@@ -451,7 +579,6 @@ final class Buckets {
             }
             remember(debits.get(i).key(), current[i]);
         }
-        return current;
     }
 
     /**

@@ -32,6 +32,8 @@ final class Codec {
     static final String DISABLED = "dis";
     static final String CASCADE = "cas";
     static final String PAUSED = "pau";
+    /** The field of an entity record that holds its parent. */
+    static final String PARENT = "par";
 
     private static final char ENTRY = '\u001f';
 
@@ -151,7 +153,7 @@ final class Codec {
             fields.put("nm", entity.name());
         }
         if (entity.parentId() != null) {
-            fields.put("par", entity.parentId());
+            fields.put(PARENT, entity.parentId());
         }
         fields.put("cas", entity.cascade() ? "1" : "0");
         return fields;
@@ -162,7 +164,7 @@ final class Codec {
         if (fields == null || fields.isEmpty()) {
             return null;
         }
-        return new Entity(fields.get("id"), fields.get("nm"), fields.get("par"), "1".equals(fields.get("cas")));
+        return new Entity(fields.get("id"), fields.get("nm"), fields.get(PARENT), "1".equals(fields.get("cas")));
     }
 
     /** The fields of a hash that a script returned as a flat list of names and values. */

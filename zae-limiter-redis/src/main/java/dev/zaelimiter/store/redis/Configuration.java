@@ -37,7 +37,9 @@ final class Configuration {
     private static final RedisCalls.Script ENTITY = RedisCalls.Script.load("entity", ScriptOutputType.INTEGER);
     private static final RedisCalls.Script DELETE = RedisCalls.Script.load("delete-entity",
             ScriptOutputType.INTEGER);
-    private static final RedisCalls.Script CHILDREN = RedisCalls.Script.load("children");
+    static final RedisCalls.Script HASHES = RedisCalls.Script.load("hashes");
+    /** What {@code entity.lua} and {@code delete-entity.lua} answer when the record is not as the caller read it. */
+    private static final long READ_AGAIN = -3;
     private static final int MAX_CACHED = 100_000;
     /**
      * How far behind a reading the clock must show to make it stale: closer, another thread read the clock first
@@ -56,6 +58,8 @@ final class Configuration {
     private final ConcurrentHashMap<List<String>, Cached> cache = new ConcurrentHashMap<>();
     /** The last level read per key, handed out again while it is equal, so that callers can compare by identity. */
     private final ConcurrentHashMap<String, LevelConfig> levels = new ConcurrentHashMap<>();
+    /** The parent of each entity as last read ({@code ""}: none), for bucket keys on a cluster. */
+    private final ConcurrentHashMap<String, String> parents = new ConcurrentHashMap<>();
 
     Configuration(RedisCalls redis, Keys keys, Clock clock, long stampTtl) {
         this.redis = redis;
@@ -95,7 +99,34 @@ final class Configuration {
             cache.clear();
         }
         cache.put(key, new Cached(at, now, snapshot));
+        learnParent(entityId, snapshot.entity() == null ? null : snapshot.entity().parentId());
         return snapshot;
+    }
+
+    /**
+     * The tree {@code entityId}'s buckets belong to on a cluster: its parent, or itself when it has none, as this
+     * process last read its record (with its configuration, at most one decision after a change it has not made);
+     * read from Redis when not known.
+     */
+    String tree(String entityId) {
+        String parent = parents.get(entityId);
+        if (parent == null) {
+            parent = parentOf(entityId);
+            learnParent(entityId, parent);
+        }
+        return parent.isEmpty() ? entityId : parent;
+    }
+
+    private String parentOf(String entityId) {
+        String parent = redis.call(r -> r.hget(keys.entity(entityId), Codec.PARENT));
+        return parent == null ? "" : parent;
+    }
+
+    private void learnParent(String entityId, String parentId) {
+        if (parents.size() >= MAX_CACHED) {
+            parents.clear();
+        }
+        parents.put(entityId, parentId == null ? "" : parentId);
     }
 
     private LevelConfig level(String key, Object fields) {
@@ -149,29 +180,50 @@ final class Configuration {
         seen((Long) newVersion);
     }
 
+    /** What {@code entity.lua} answered, and the parent the record had before ({@code ""}: none). */
+    private record Written(long answer, String oldParent) {
+    }
+
     void createEntity(Entity entity) {
-        if (writeEntity("create", entity) == -1) {
+        if (writeEntity("create", entity).answer() == -1) {
             throw new EntityExistsException(entity.id());
         }
     }
 
-    void updateEntity(Entity entity) {
-        if (writeEntity("update", entity) == -2) {
+    /** Replaces the record; the parent it had before ({@code ""}: none). */
+    String updateEntity(Entity entity) {
+        Written written = writeEntity("update", entity);
+        if (written.answer() == -2) {
             throw new EntityNotFoundException(entity.id());
         }
+        return written.oldParent();
     }
 
-    private long writeEntity(String mode, Entity entity) {
-        List<String> args = new ArrayList<>(List.of(mode, keys.children(""), entity.id()));
-        Codec.entity(entity).forEach((field, value) -> {
-            args.add(field);
-            args.add(value);
-        });
-        long answer = redis.run(ENTITY, List.of(keys.entity(entity.id()), keys.configVersion()), args);
-        if (answer > 0) {
-            seen(answer);
+    /**
+     * Writes the record with one script run, sent again with the parent read from Redis when the one this process
+     * knew was not the record's.
+     */
+    private Written writeEntity(String mode, Entity entity) {
+        String record = keys.entity(entity.id());
+        String newParent = entity.parentId() == null ? record : keys.children(entity.parentId());
+        String oldParent = parents.getOrDefault(entity.id(), "");
+        while (true) {
+            List<String> args = new ArrayList<>(List.of(mode, entity.id(), oldParent));
+            Codec.entity(entity).forEach((field, value) -> {
+                args.add(field);
+                args.add(value);
+            });
+            long answer = redis.run(ENTITY, List.of(record, keys.configVersion(),
+                    oldParent.isEmpty() ? record : keys.children(oldParent), newParent), args);
+            if (answer != READ_AGAIN) {
+                if (answer > 0) {
+                    seen(answer);
+                    learnParent(entity.id(), entity.parentId());
+                }
+                return new Written(answer, oldParent);
+            }
+            oldParent = parentOf(entity.id());
         }
-        return answer;
     }
 
     Optional<Entity> getEntity(String entityId) {
@@ -185,10 +237,25 @@ final class Configuration {
 
     /** Removes the record and the levels of {@code entityId}; whether there was a record. */
     boolean deleteEntity(String entityId) {
-        long existed = redis.run(DELETE, List.of(keys.entity(entityId), keys.entityScopes(entityId),
-                keys.configVersion()), List.of(keys.children(""), entityId, keys.entity(entityId) + "#C#"));
-        version.incrementAndGet();
-        return existed == 1;
+        String record = keys.entity(entityId);
+        while (true) {
+            String parent = parentOf(entityId);
+            List<String> resources = redis.call(r -> r.smembers(keys.entityScopes(entityId))).stream().sorted()
+                    .toList();
+            List<String> k = new ArrayList<>(List.of(record, keys.entityScopes(entityId), keys.configVersion(),
+                    parent.isEmpty() ? record : keys.children(parent)));
+            List<String> args = new ArrayList<>(List.of(entityId, parent));
+            for (String resource : resources) {
+                k.add(keys.level(ConfigScope.entity(entityId, resource)));
+                args.add(resource);
+            }
+            long existed = redis.run(DELETE, k, args);
+            if (existed != READ_AGAIN) {
+                version.incrementAndGet();
+                parents.remove(entityId);
+                return existed == 1;
+            }
+        }
     }
 
     List<ConfigScope> entityScopes(String entityId) {
@@ -197,8 +264,11 @@ final class Configuration {
     }
 
     List<Entity> children(String parentId) {
-        List<Object> records = redis.run(CHILDREN, List.of(keys.children(parentId)),
-                List.of(keys.entity("")));
+        List<String> ids = redis.call(r -> r.smembers(keys.children(parentId))).stream().sorted().toList();
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<Object> records = redis.run(HASHES, ids.stream().map(keys::entity).toList(), List.of());
         List<Entity> children = new ArrayList<>();
         for (Object record : records) {
             Entity child = Codec.entity(Codec.fields(record));

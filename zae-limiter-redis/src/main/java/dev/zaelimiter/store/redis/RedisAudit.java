@@ -6,6 +6,9 @@ import dev.zaelimiter.AuditQuery;
 import dev.zaelimiter.AuditScope;
 import dev.zaelimiter.ValidationException;
 
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,9 +18,9 @@ import java.util.Map;
 
 /**
  * The audit log in Redis: one hash per event under its sort key, and the sort keys in sorted sets ordered by key
- * (every score 0): one of every event, and one per system, resource and entity target. A page is one script run,
- * more only when the query's time range or resource leaves out events of its log. Events expire after their
- * retention (by default two years).
+ * (every score 0): one of every event, and one per system, resource and entity target. A page is a read of the log
+ * and one script run that reads its events (two round trips), more only when the query's time range or resource
+ * leaves out events of its log. Events expire after their retention (by default two years).
  */
 final class RedisAudit implements dev.zaelimiter.store.AuditStore {
 
@@ -25,7 +28,6 @@ final class RedisAudit implements dev.zaelimiter.store.AuditStore {
 
     private static final RedisCalls.Script APPEND = RedisCalls.Script.load("audit-append",
             io.lettuce.core.ScriptOutputType.INTEGER);
-    private static final RedisCalls.Script READ = RedisCalls.Script.load("audit-read");
 
     private final RedisCalls redis;
     private final Keys keys;
@@ -94,14 +96,17 @@ final class RedisAudit implements dev.zaelimiter.store.AuditStore {
             case ENTITY -> keys.auditEntity(query.entityId());
         };
         int batch = Math.min(AuditQuery.MAX_PAGE_SIZE, query.pageSize() + 1);
-        String before = query.cursor() == null ? "+" : "(" + query.cursor();
+        String before = query.cursor();
         List<AuditEvent> page = new ArrayList<>();
         while (true) {
-            List<Object> reply = redis.run(READ, List.of(log), List.of(before, Integer.toString(batch),
-                    keys.auditEvents()));
-            for (int i = 0; i + 1 < reply.size(); i += 2) {
-                Map<String, String> fields = Codec.fields(reply.get(i + 1));
-                before = "(" + reply.get(i);
+            Range<String> range = Range.from(Range.Boundary.unbounded(), before == null ? Range.Boundary.unbounded()
+                    : Range.Boundary.excluding(before));
+            List<String> sortKeys = redis.call(r -> r.zrevrangebylex(log, range, Limit.create(0, batch)));
+            List<Object> hashes = sortKeys.isEmpty() ? List.of() : redis.run(Configuration.HASHES,
+                    sortKeys.stream().map(k -> keys.auditEvents() + k).toList(), List.of());
+            for (int i = 0; i < sortKeys.size(); i++) {
+                Map<String, String> fields = Codec.fields(hashes.get(i));
+                before = sortKeys.get(i);
                 if (fields.isEmpty()) {
                     continue;
                 }
@@ -114,7 +119,7 @@ final class RedisAudit implements dev.zaelimiter.store.AuditStore {
                 }
                 page.add(event);
             }
-            if (reply.size() / 2 < batch) {
+            if (sortKeys.size() < batch) {
                 return new AuditPage(page, null);
             }
         }

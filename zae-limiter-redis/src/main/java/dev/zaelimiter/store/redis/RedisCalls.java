@@ -1,13 +1,19 @@
 package dev.zaelimiter.store.redis;
 
 import dev.zaelimiter.StoreUnavailableException;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,9 +21,14 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -27,10 +38,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
- * Every command the store sends, on one connection that its threads share, each under the request deadline: a
- * transport failure, a timeout or an error answer becomes {@link StoreUnavailableException}. Scripts are sent by
- * their digest ({@code EVALSHA}), and whole ({@code EVAL}, which also loads them) when the server does not know
- * them (first use, a restart, a {@code SCRIPT FLUSH}).
+ * Every command the store sends, on one connection that its threads share (to a standalone Redis, through
+ * Sentinel, or to a Redis Cluster, where Lettuce sends each command to the node of its keys' slot), each under the
+ * request deadline: a transport failure, a timeout or an error answer becomes {@link StoreUnavailableException}.
+ * Scripts are sent by their digest ({@code EVALSHA}), and whole ({@code EVAL}, which also loads them) when the server
+ * does not know them (first use, a restart, a {@code SCRIPT FLUSH}). Commands sent {@link #together} are all in
+ * flight at once: one round trip of latency, whichever nodes they go to.
  */
 final class RedisCalls implements AutoCloseable {
 
@@ -56,19 +69,36 @@ final class RedisCalls implements AutoCloseable {
         }
     }
 
-    private final RedisClient client;
+    /** A script run to send {@link #together} with other commands. */
+    record Run(Script script, List<String> keys, List<String> args) {
+    }
+
+    /** The connection and its two views. */
+    private record Link(StatefulConnection<String, String> connection, RedisClusterCommands<String, String> sync,
+            RedisClusterAsyncCommands<String, String> async) {
+
+        static Link of(StatefulConnection<String, String> connection) {
+            if (connection instanceof StatefulRedisClusterConnection<String, String> cluster) {
+                return new Link(cluster, cluster.sync(), cluster.async());
+            }
+            StatefulRedisConnection<String, String> single = (StatefulRedisConnection<String, String>) connection;
+            return new Link(single, single.sync(), single.async());
+        }
+    }
+
+    private final AbstractRedisClient client;
     private final boolean ownsClient;
     private final Duration timeout;
     private final String where;
     private final AtomicLong timeouts = new AtomicLong();
     private final AtomicLong commands = new AtomicLong();
     /** The connection being opened, which every thread that finds none waits for, bounded by the deadline. */
-    private final AtomicReference<CompletableFuture<StatefulRedisConnection<String, String>>> opening =
-            new AtomicReference<>();
-    private volatile StatefulRedisConnection<String, String> connection;
+    private final AtomicReference<CompletableFuture<Link>> opening = new AtomicReference<>();
+    private volatile Link connection;
     private volatile boolean closed;
 
-    RedisCalls(RedisClient client, boolean ownsClient, Duration timeout, String where) {
+    /** Calls on {@code client}: a {@link RedisClient} (standalone or Sentinel) or a {@link RedisClusterClient}. */
+    RedisCalls(AbstractRedisClient client, boolean ownsClient, Duration timeout, String where) {
         this.client = client;
         this.ownsClient = ownsClient;
         this.timeout = timeout;
@@ -94,8 +124,128 @@ final class RedisCalls implements AutoCloseable {
         });
     }
 
+    /** Whether the store runs on a Redis Cluster. */
+    boolean cluster() {
+        return client instanceof RedisClusterClient;
+    }
+
+    /** The slot of {@code key} on a cluster; 0 for every key elsewhere (all keys are together). */
+    int slot(String key) {
+        return cluster() ? SlotHash.getSlot(key) : 0;
+    }
+
+    /** The positions of {@code keys} grouped by hash slot, in order of first appearance (one group off a cluster). */
+    List<int[]> bySlot(List<String> keys) {
+        Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            slots.computeIfAbsent(slot(keys.get(i)), slot -> new ArrayList<>()).add(i);
+        }
+        return slots.values().stream().map(group -> group.stream().mapToInt(Integer::intValue).toArray()).toList();
+    }
+
+    /**
+     * Runs {@code script} on {@code keys}, and answers as it does with its second element the value of
+     * {@code versionKey}: on one Redis, the script reads it (its last key); on a cluster, where it lies in another
+     * slot, a {@code GET} in flight with the script reads it (two commands, one round trip).
+     */
+    List<Object> runVersioned(Script script, List<String> keys, List<String> args, String versionKey) {
+        if (!cluster()) {
+            List<String> all = new ArrayList<>(keys);
+            all.add(versionKey);
+            return run(script, all, args);
+        }
+        List<Object> answers = each(List.of(new Run(script, keys, args)), List.of(versionKey));
+        if (answers.get(0) instanceof StoreUnavailableException failed) {
+            throw failed;
+        }
+        @SuppressWarnings("unchecked")
+        List<Object> reply = new ArrayList<>((List<Object>) answers.get(0));
+        reply.set(1, version(answers.get(1)));
+        return reply;
+    }
+
+    /**
+     * The configuration version a {@code GET} answered: {@code "0"} for none yet, and {@code ""} (unknown: the
+     * configuration is then kept by its {@code stampTtl}) when the read failed, so that a decision the script made
+     * is answered even while the node that holds the version is out.
+     */
+    static Object version(Object answer) {
+        return answer == null ? "0" : answer instanceof StoreUnavailableException ? "" : answer;
+    }
+
+    /**
+     * Sends every run of {@code runs} and a {@code GET} of every key of {@code reads}, all in flight at once, and
+     * answers with their answers in that order (a missing key's {@code GET} answers {@code null}); each script the
+     * server does not know is sent whole, within the one deadline. The first that failed fails the whole.
+     */
+    List<Object> together(List<Run> runs, List<String> reads) {
+        List<Object> answers = each(runs, reads);
+        for (Object answer : answers) {
+            if (answer instanceof StoreUnavailableException failed) {
+                throw failed;
+            }
+        }
+        return answers;
+    }
+
+    /**
+     * As {@link #together}, but each command fails on its own: its answer is then the
+     * {@link StoreUnavailableException} it failed with, so that the caller knows what the others did.
+     */
+    List<Object> each(List<Run> runs, List<String> reads) {
+        if (closed) {
+            throw new StoreUnavailableException("the Redis store at " + where + " is closed", null);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        commands.addAndGet(runs.size() + reads.size());
+        RedisClusterAsyncCommands<String, String> async = unavailableIfFailed(() -> connection().async());
+        List<CompletableFuture<?>> sent = new ArrayList<>();
+        for (Run run : runs) {
+            sent.add(send(async, run));
+        }
+        for (String key : reads) {
+            sent.add(async.get(key).toCompletableFuture());
+        }
+        List<Object> answers = new ArrayList<>(sent.size());
+        for (CompletableFuture<?> answer : sent) {
+            try {
+                answers.add(unavailableIfFailed(() -> await(answer, deadline, true)));
+            } catch (StoreUnavailableException e) {
+                answers.add(e);
+            }
+        }
+        return answers;
+    }
+
+    /** The value of {@code command}, a Redis failure or timeout as {@link StoreUnavailableException}. */
+    private <T> T unavailableIfFailed(java.util.function.Supplier<T> command) {
+        try {
+            return command.get();
+        } catch (RedisCommandTimeoutException e) {
+            timeouts.incrementAndGet();
+            throw new StoreUnavailableException("Redis at " + where + " did not answer within " + timeout, e);
+        } catch (RedisException e) {
+            throw new StoreUnavailableException("Redis at " + where + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private CompletableFuture<Object> send(RedisClusterAsyncCommands<String, String> async, Run run) {
+        String[] k = run.keys().toArray(String[]::new);
+        String[] a = run.args().toArray(String[]::new);
+        Script script = run.script();
+        CompletionStage<Object> sent = async.evalsha(script.sha(), script.output(), k, a);
+        return sent.toCompletableFuture().exceptionallyCompose(failure -> {
+            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+            if (!(cause instanceof RedisNoScriptException)) {
+                return CompletableFuture.failedFuture(cause);
+            }
+            commands.incrementAndGet();
+            return async.<Object>eval(script.text(), script.output(), k, a).toCompletableFuture();
+        });
+    }
+
     /** Runs one or more plain commands. */
-    <T> T call(Function<RedisCommands<String, String>, T> command) {
+    <T> T call(Function<RedisClusterCommands<String, String>, T> command) {
         if (closed) {
             throw new StoreUnavailableException("the Redis store at " + where + " is closed", null);
         }
@@ -115,14 +265,14 @@ final class RedisCalls implements AutoCloseable {
      * other call waits for that one attempt within its deadline: a Redis that cannot be reached fails them all
      * together, not one connect timeout after another.
      */
-    private StatefulRedisConnection<String, String> connection() {
-        StatefulRedisConnection<String, String> c = connection;
+    private Link connection() {
+        Link c = connection;
         if (c != null) {
             return c;
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        CompletableFuture<StatefulRedisConnection<String, String>> mine = new CompletableFuture<>();
-        CompletableFuture<StatefulRedisConnection<String, String>> pending = opening.compareAndExchange(null, mine);
+        CompletableFuture<Link> mine = new CompletableFuture<>();
+        CompletableFuture<Link> pending = opening.compareAndExchange(null, mine);
         if (pending == null) {
             open(mine);
             pending = mine;
@@ -130,14 +280,15 @@ final class RedisCalls implements AutoCloseable {
         return await(pending, deadline, false);
     }
 
-    private void open(CompletableFuture<StatefulRedisConnection<String, String>> into) {
+    private void open(CompletableFuture<Link> into) {
         try {
-            StatefulRedisConnection<String, String> opened = connection;
+            Link opened = connection;
             if (opened == null) {
-                opened = client.connect();
-                opened.setTimeout(timeout);
+                opened = Link.of(client instanceof RedisClusterClient cluster ? cluster.connect()
+                        : ((RedisClient) client).connect());
+                opened.connection().setTimeout(timeout);
                 if (!keep(opened)) {
-                    opened.close();
+                    opened.connection().close();
                     throw new StoreUnavailableException("the Redis store at " + where + " is closed", null);
                 }
             }
@@ -150,7 +301,7 @@ final class RedisCalls implements AutoCloseable {
     }
 
     /** Keeps {@code opened} as the connection unless the store was closed meanwhile. */
-    private synchronized boolean keep(StatefulRedisConnection<String, String> opened) {
+    private synchronized boolean keep(Link opened) {
         if (closed) {
             return false;
         }
@@ -194,7 +345,7 @@ final class RedisCalls implements AutoCloseable {
 
     @Override
     public void close() {
-        StatefulRedisConnection<String, String> open;
+        Link open;
         synchronized (this) {
             if (closed) {
                 return;
@@ -204,7 +355,7 @@ final class RedisCalls implements AutoCloseable {
             connection = null;
         }
         if (open != null) {
-            open.close();
+            open.connection().close();
         }
         if (ownsClient) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

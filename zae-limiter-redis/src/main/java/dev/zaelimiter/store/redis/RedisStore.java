@@ -14,13 +14,18 @@ import dev.zaelimiter.store.ConfigSnapshot;
 import dev.zaelimiter.store.LevelConfig;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.UsageStore;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.RestoreArgs;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -30,9 +35,9 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * A {@link LimiterStore} on Redis through Lettuce: every process that points at the same Redis and prefix shares the
- * same limits. A decision on any number of buckets (a cascade's child and parent included) is one script run, one
- * round trip, with nothing read first; see {@code docs/redis.md}.
+ * A {@link LimiterStore} on Redis through Lettuce (a standalone Redis, Redis Sentinel or Redis Cluster): every process
+ * that points at the same Redis and prefix shares the same limits. A decision on any number of buckets (a cascade's
+ * child and parent included) is one round trip, with nothing read first; see {@code docs/redis.md}.
  */
 public final class RedisStore implements LimiterStore {
 
@@ -56,6 +61,7 @@ public final class RedisStore implements LimiterStore {
     private static final int RETRY_DEADLINES = 20;
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_.:{}-]{1,64}");
+    private static final String CLUSTER_SCHEME = "redis-cluster://";
 
     private final RedisCalls redis;
     private final Keys keys;
@@ -67,7 +73,7 @@ public final class RedisStore implements LimiterStore {
 
     private RedisStore(Builder builder) {
         if (builder.client == null && builder.uri == null) {
-            throw new ValidationException("client", null, "give a RedisClient or a redis:// URI");
+            throw new ValidationException("client", null, "give a RedisClient, a RedisClusterClient or a URI");
         }
         if (!PREFIX.matcher(builder.prefix).matches()) {
             throw new ValidationException("prefix", builder.prefix,
@@ -78,28 +84,19 @@ public final class RedisStore implements LimiterStore {
                     + " and at most " + MAX_STAMP_TTL);
         }
         this.requestTimeout = builder.requestTimeout;
-        RedisClient client = builder.client;
-        String where;
+        AbstractRedisClient client = builder.client;
+        String where = "the given " + (client instanceof RedisClusterClient ? "RedisClusterClient" : "RedisClient");
         if (client == null) {
-            RedisURI uri;
-            try {
-                uri = RedisURI.create(builder.uri);
-            } catch (RuntimeException e) {
-                throw new ValidationException("uri", builder.uri, "not a Redis URI (redis://host:port): " + e
-                        .getMessage());
-            }
-            uri.setTimeout(requestTimeout);                  // bounds the handshake of a connection too
-            client = RedisClient.create(uri);
-            client.setOptions(ClientOptions.builder()
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .socketOptions(SocketOptions.builder().connectTimeout(requestTimeout).build())
-                    .timeoutOptions(TimeoutOptions.enabled(requestTimeout))
-                    .build());
-            where = uri.getHost() + ":" + uri.getPort();
-        } else {
-            where = "the given RedisClient";
+            client = builder.uri.startsWith(CLUSTER_SCHEME) ? clusterClient(builder.uri, requestTimeout)
+                    : client(builder.uri, requestTimeout);
+            where = builder.uri.replaceFirst("//[^@/]*@", "//");
         }
-        this.keys = new Keys(builder.prefix);
+        boolean cluster = client instanceof RedisClusterClient;
+        if (cluster && (builder.prefix.contains("{") || builder.prefix.contains("}"))) {
+            throw new ValidationException("prefix", builder.prefix, "no { or } on Redis Cluster: the store places"
+                    + " the hash tags of its keys itself");
+        }
+        this.keys = new Keys(builder.prefix, cluster ? this::tree : null);
         this.redis = new RedisCalls(client, builder.client == null, requestTimeout, where);
         this.config = new Configuration(redis, keys, builder.clock, builder.stampTtl.toMillis());
         this.buckets = new Buckets(redis, keys, config::seen, RETRY_DEADLINES * requestTimeout.toNanos(),
@@ -108,7 +105,57 @@ public final class RedisStore implements LimiterStore {
         this.audit = new RedisAudit(redis, keys, builder.auditRetention);
     }
 
-    /** A builder; {@link Builder#client} or {@link Builder#uri} is required. */
+    /** The tree {@code entityId}'s buckets belong to on a cluster (their hash tag). */
+    private String tree(String entityId) {
+        return config.tree(entityId);
+    }
+
+    /** A client for {@code redis://}, {@code rediss://} or {@code redis-sentinel://}, rejecting while disconnected. */
+    private static RedisClient client(String text, Duration timeout) {
+        RedisURI uri = uri("uri", text);
+        uri.setTimeout(timeout);                              // bounds the handshake of a connection too
+        RedisClient client = RedisClient.create(uri);
+        client.setOptions(ClientOptions.builder()
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .build());
+        return client;
+    }
+
+    /** A cluster client for {@code redis-cluster://host:port,host:port}: each node a seed. */
+    private static RedisClusterClient clusterClient(String text, Duration timeout) {
+        String hosts = text.substring(CLUSTER_SCHEME.length());
+        String credentials = hosts.contains("@") ? hosts.substring(0, hosts.indexOf('@') + 1) : "";
+        List<RedisURI> seeds = new java.util.ArrayList<>();
+        for (String host : hosts.substring(credentials.length()).split(",")) {
+            RedisURI seed = uri("uri", "redis://" + credentials + host);
+            seed.setTimeout(timeout);
+            seeds.add(seed);
+        }
+        RedisClusterClient client = RedisClusterClient.create(seeds);
+        client.setOptions(ClusterClientOptions.builder()
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .build());
+        return client;
+    }
+
+    private static RedisURI uri(String option, String text) {
+        try {
+            RedisURI uri = RedisURI.create(text);
+            if (uri.getHost() == null && uri.getSentinels().isEmpty() && uri.getSocket() == null) {
+                throw new IllegalArgumentException("no host");
+            }
+            return uri;
+        } catch (RuntimeException e) {
+            throw new ValidationException(option, text, "not a Redis URI (redis://host:port, rediss://,"
+                    + " redis-sentinel://host:port/#master, redis-cluster://host:port,host:port): " + e.getMessage());
+        }
+    }
+
+    /** A builder; {@link Builder#client}, {@link Builder#clusterClient} or {@link Builder#uri} is required. */
     public static Builder builder() {
         return new Builder();
     }
@@ -191,24 +238,61 @@ public final class RedisStore implements LimiterStore {
 
     @Override
     public void updateEntity(Entity entity) {
-        config.updateEntity(entity);
+        String oldParent = config.updateEntity(entity);
+        String newParent = entity.parentId() == null ? "" : entity.parentId();
+        if (redis.cluster() && !oldParent.equals(newParent)) {
+            moveBuckets(entity.id(), oldParent.isEmpty() ? entity.id() : oldParent,
+                    newParent.isEmpty() ? entity.id() : newParent);
+        }
+    }
+
+    /**
+     * Moves the buckets of {@code entityId} from the hash tag of tree {@code from} to that of {@code to} on a cluster
+     * (a new parent): each is copied whole ({@code DUMP}, {@code RESTORE} with what is left of its time to live) and
+     * the old key deleted. A bucket another process already wrote under the new tag is kept as it is.
+     */
+    private void moveBuckets(String entityId, String from, String to) {
+        String oldTag = "#{" + from + "}";
+        for (String old : scan(keys.bucketsOf(entityId) + oldTag)) {
+            String moved = old.substring(0, old.length() - oldTag.length()) + "#{" + to + "}";
+            redis.call(r -> {
+                byte[] dump = r.dump(old);
+                long ttl = r.pttl(old);
+                if (dump != null && ttl != -2) {
+                    try {
+                        r.restore(moved, dump, RestoreArgs.Builder.ttl(Math.max(0, ttl)));
+                    } catch (RedisCommandExecutionException busy) {
+                        if (!String.valueOf(busy.getMessage()).startsWith("BUSYKEY")) {
+                            throw busy;
+                        }
+                    }
+                }
+                return r.del(old);
+            });
+        }
+    }
+
+    /** Every key matching {@code pattern}, on every node of a cluster ({@code SCAN}: the whole keyspace). */
+    private List<String> scan(String pattern) {
+        return redis.call(r -> {
+            List<String> found = new java.util.ArrayList<>();
+            ScanCursor cursor = ScanCursor.INITIAL;
+            do {
+                var page = r.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
+                found.addAll(page.getKeys());
+                cursor = page;
+            } while (!cursor.isFinished());
+            return found;
+        });
     }
 
     @Override
     public boolean deleteEntity(String entityId) {
         boolean existed = config.deleteEntity(entityId);
-        String pattern = keys.bucketsOf(entityId);
-        redis.call(r -> {
-            ScanCursor cursor = ScanCursor.INITIAL;
-            do {
-                var page = r.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
-                if (!page.getKeys().isEmpty()) {
-                    r.del(page.getKeys().toArray(String[]::new));
-                }
-                cursor = page;
-            } while (!cursor.isFinished());
-            return null;
-        });
+        List<String> found = scan(keys.bucketsOf(entityId));
+        if (!found.isEmpty()) {
+            redis.call(r -> r.del(found.toArray(String[]::new)));
+        }
         buckets.forget(entityId);
         return existed;
     }
@@ -271,7 +355,7 @@ public final class RedisStore implements LimiterStore {
     /** Builds a {@link RedisStore}; {@link #build()} checks the options and sends nothing to Redis. */
     public static final class Builder {
 
-        private RedisClient client;
+        private AbstractRedisClient client;
         private String uri;
         private String prefix = "zae";
         private Clock clock = Clock.systemUTC();
@@ -295,7 +379,20 @@ public final class RedisStore implements LimiterStore {
             return this;
         }
 
-        /** A {@code redis://host:port} URI: the store makes (and closes) a client of its own. */
+        /**
+         * The application's client of a Redis Cluster, used as {@link #client} is. Each entity tree's buckets share
+         * a slot; configuration, usage and audit share one slot of their own (see {@code docs/redis.md}).
+         */
+        public Builder clusterClient(RedisClusterClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+            return this;
+        }
+
+        /**
+         * A URI, for which the store makes (and closes) a client of its own: {@code redis://host:port} (or
+         * {@code rediss://}), {@code redis-sentinel://host:port,host:port/#master} for Sentinel, or
+         * {@code redis-cluster://host:port,host:port} for a Redis Cluster (each node a seed).
+         */
         public Builder uri(String uri) {
             this.uri = Objects.requireNonNull(uri, "uri");
             return this;

@@ -16,9 +16,9 @@ import java.util.Map;
 
 /**
  * Usage history in Redis: one hash per bucket and period ({@code {start}#{resource}#{entity}}), indexed by start in
- * one sorted set per resource and one per entity, so that both reads are one script run. A write adds its counts
- * once per writer and sequence, in one script run. Periods expire after their retention (by default hours 90 days,
- * days 730), counted from each write.
+ * one sorted set per resource and one per entity, so that a read is a read of one index and one script run that
+ * reads its periods. A write adds its counts once per writer and sequence, in one script run. Periods expire after
+ * their retention (by default hours 90 days, days 730), counted from each write.
  */
 final class RedisUsage implements UsageStore {
 
@@ -29,7 +29,6 @@ final class RedisUsage implements UsageStore {
 
     private static final RedisCalls.Script ADD = RedisCalls.Script.load("usage-add",
             io.lettuce.core.ScriptOutputType.INTEGER);
-    private static final RedisCalls.Script READ = RedisCalls.Script.load("usage-read");
 
     private final RedisCalls redis;
     private final Keys keys;
@@ -105,12 +104,19 @@ final class RedisUsage implements UsageStore {
     }
 
     private List<UsagePeriod> read(String index, UsageGranularity granularity, long fromMillis, long toMillis) {
-        List<Object> reply = redis.run(READ, List.of(index), List.of(Long.toString(fromMillis),
-                Long.toString(toMillis), keys.usagePeriods(code(granularity))));
+        List<String> names = redis.call(r -> r.zrangebyscore(index, io.lettuce.core.Range.from(
+                io.lettuce.core.Range.Boundary.including(fromMillis), io.lettuce.core.Range.Boundary.excluding(
+                        toMillis))));
         List<UsagePeriod> periods = new ArrayList<>();
-        for (int i = 0; i + 1 < reply.size(); i += 2) {
-            String name = (String) reply.get(i);
-            Map<String, String> fields = Codec.fields(reply.get(i + 1));
+        if (names.isEmpty()) {
+            return periods;
+        }
+        String prefix = keys.usagePeriods(code(granularity));
+        List<Object> hashes = redis.run(Configuration.HASHES, names.stream().map(n -> prefix + n).toList(),
+                List.of());
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            Map<String, String> fields = Codec.fields(hashes.get(i));
             if (fields.isEmpty()) {
                 continue;
             }

@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * rollbacks into debt and back, across configuration changes (every kind of limit, soft or hard, scheduled), clock
  * steps forwards (up to a year, past buckets' lives) and back (up to ten minutes), concurrency limits, an entity
  * cascading to its parent (every third seed), and reopening the Redis store (a process that knows nothing of the
- * buckets), with one Redis process or two taking turns at random. A failing history names its seed and steps;
+ * buckets), with one Redis process or two taking turns at random; 120 histories each on one Redis and 60 with one
+ * process on the test cluster. A failing history names its seed and steps;
  * {@code -Dzae.redisdiff.seed=N} replays one.
  *
  * <p>A smaller cousin of {@code zae-limiter-dynamodb}'s {@code DifferentialHistoryTest}: that test's generator is
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedisDifferentialTest {
 
     private static final int HISTORIES = Integer.getInteger("zae.redisdiff.histories", 120);
+    private static final int CLUSTER_HISTORIES = Integer.getInteger("zae.redisdiff.clusterHistories", 60);
     private static final int STEPS = 40;
     private static final List<String> ENTITIES = List.of("e1", "e2");
     private static final String RESOURCE = "r1";
@@ -45,7 +47,7 @@ class RedisDifferentialTest {
     void bothStoresGiveTheSameAnswers() {
         Long only = Long.getLong("zae.redisdiff.seed");
         for (long seed = only == null ? 1 : only; seed <= (only == null ? HISTORIES : only); seed++) {
-            run(seed, 1);
+            run(seed, 1, RedisTestStores::builder);
         }
     }
 
@@ -61,11 +63,19 @@ class RedisDifferentialTest {
     void twoProcessesGiveTheSameAnswersAsOneStore() {
         Long only = Long.getLong("zae.redisdiff.seed");
         for (long seed = only == null ? 1 : only; seed <= (only == null ? HISTORIES : only); seed++) {
-            run(seed, 2);
+            run(seed, 2, RedisTestStores::builder);
         }
     }
 
-    private void run(long seed, int processes) {
+    @Test
+    void bothStoresGiveTheSameAnswersOnACluster() {
+        Long only = Long.getLong("zae.redisdiff.seed");
+        for (long seed = only == null ? 1 : only; seed <= (only == null ? CLUSTER_HISTORIES : only); seed++) {
+            run(seed, 1, RedisTestStores::clusterBuilder);
+        }
+    }
+
+    private void run(long seed, int processes, Function<java.time.Clock, RedisStore.Builder> stores) {
         Random random = new Random(seed);
         List<String> trail = new ArrayList<>();
         MutableClock clock = new MutableClock(Instant.parse("2026-03-02T21:25:00Z").plusSeconds(seed * 7919));
@@ -75,12 +85,12 @@ class RedisDifferentialTest {
             clocks.add(new MutableClock(clock.instant().plusMillis(skew)));
         }
         InMemoryStore memoryStore = new InMemoryStore();
-        RedisStore first = RedisTestStores.newStore(clock);
+        RedisStore first = stores.apply(clock).build();
         String prefix = first.prefix();
         Side memory = new Side(java.util.Collections.nCopies(processes, memoryStore), clocks, seed);
         List<LimiterStore> redisStores = new ArrayList<>(List.of(first));
         while (redisStores.size() < processes) {
-            redisStores.add(RedisTestStores.builder(clocks.get(redisStores.size())).prefix(prefix).build());
+            redisStores.add(stores.apply(clocks.get(redisStores.size())).prefix(prefix).build());
         }
         Side redis = new Side(redisStores, clocks, seed);
         if (skew != 0) {
@@ -144,7 +154,7 @@ class RedisDifferentialTest {
                     memory.reopen(java.util.Collections.nCopies(processes, memoryStore));
                     List<LimiterStore> reopened = new ArrayList<>();
                     for (int p = 0; p < processes; p++) {
-                        reopened.add(RedisTestStores.builder(clocks.get(p)).prefix(prefix).build());
+                        reopened.add(stores.apply(clocks.get(p)).prefix(prefix).build());
                     }
                     redis.reopen(reopened);
                     action = side -> "ok";

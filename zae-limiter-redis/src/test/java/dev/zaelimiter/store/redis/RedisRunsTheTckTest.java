@@ -5,7 +5,10 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The Redis store runs every contract class of the store TCK, each in a {@code Redis*ContractTest}. */
+/**
+ * The Redis store runs every contract class of the store TCK, each in a {@code Redis*ContractTest} on one server and
+ * in a {@code RedisCluster*ContractTest} on a cluster of three masters.
+ */
 class RedisRunsTheTckTest {
 
     @Test
@@ -13,5 +16,11 @@ class RedisRunsTheTckTest {
         assertThat(TckContracts.names()).hasSizeGreaterThanOrEqualTo(15);
         assertThat(TckContracts.notRunBy("dev.zaelimiter.store.redis.Redis"))
                 .as("contract classes without a Redis*ContractTest").isEmpty();
+    }
+
+    @Test
+    void everyContractClassHasAClusterRun() throws Exception {
+        assertThat(TckContracts.notRunBy("dev.zaelimiter.store.redis.RedisCluster"))
+                .as("contract classes without a RedisCluster*ContractTest").isEmpty();
     }
 }

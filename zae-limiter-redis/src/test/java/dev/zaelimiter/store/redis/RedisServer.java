@@ -57,13 +57,32 @@ public final class RedisServer implements AutoCloseable {
 
     /** A new server on {@code port} (to restart one where its clients expect it). */
     public static RedisServer start(int port) {
+        return start(port, List.of(), null);
+    }
+
+    /**
+     * A new server on {@code port} with {@code options} after the test defaults (such as
+     * {@code --cluster-enabled yes}), its working directory {@code dir} (a temporary one of the caller's, or
+     * {@code null}). A configuration file, as {@code redis-server --sentinel} needs, goes first in {@code options}.
+     */
+    public static RedisServer start(int port, List<String> options, Path dir) {
         String binary = binary();
-        List<String> command = new ArrayList<>(List.of(binary, "--port", Integer.toString(port),
+        List<String> command = new ArrayList<>(List.of(binary));
+        boolean configFile = !options.isEmpty() && !options.get(0).startsWith("--");
+        if (configFile) {
+            command.add(options.get(0));
+        }
+        command.addAll(List.of("--port", Integer.toString(port),
                 "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
                 "--daemonize", "no", "--loglevel", "warning"));
+        command.addAll(configFile ? options.subList(1, options.size()) : options);
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            if (dir != null) {
+                builder.directory(dir.toFile());
+            }
+            Process process = builder.start();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(process)));
             RedisServer server = new RedisServer(process, port, binary);
             server.awaitPing();
@@ -119,6 +138,23 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** The text of {@code INFO section}. */
+    public String info(String section) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("INFO " + section + "\r\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder header = new StringBuilder();
+            for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
+                header.append((char) c);
+            }
+            int length = Integer.parseInt(header.toString().trim().substring(1));
+            return new String(in.readNBytes(length), StandardCharsets.UTF_8);
+        }
+    }
+
     /** {@code -Dzae.redis.server}, else {@code redis-server} on the PATH, else the binary from the jar. */
     static synchronized String binary() {
         String configured = System.getProperty(BINARY_PROPERTY);
@@ -163,7 +199,26 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private static int freePort() {
+    /** A free port whose cluster bus port (10000 above) is free too. */
+    static int freeClusterPort() {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(30_000);
+            if (free(port) && free(port + 10_000)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("no free port pair for a cluster node");
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0)) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();

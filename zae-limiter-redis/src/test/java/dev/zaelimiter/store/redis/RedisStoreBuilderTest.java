@@ -88,7 +88,7 @@ class RedisStoreBuilderTest {
                     "user-1", "api", null, "{}");
             store.audit().append(event);
 
-            Keys keys = new Keys(store.prefix());
+            Keys keys = new Keys(store.prefix(), null);
             String period = start + "#api#user-1";
             assertThat(ttl(keys.usagePeriods("H") + period)).isBetween(Duration.ofDays(2).minusMinutes(1),
                     Duration.ofDays(2));

@@ -3,12 +3,17 @@ package dev.zaelimiter.store.redis;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Stores for tests: all on the shared test server, each under a prefix no other store uses. */
+/**
+ * Stores for tests: all on the shared test server (or the shared test cluster), each under a prefix no other store
+ * uses.
+ */
 public final class RedisTestStores {
 
     /**
@@ -20,6 +25,7 @@ public final class RedisTestStores {
     private static final AtomicInteger PREFIXES = new AtomicInteger();
     private static RedisClient client;
     private static StatefulRedisConnection<String, String> connection;
+    private static RedisClusterClient clusterClient;
 
     private RedisTestStores() {
     }
@@ -45,6 +51,26 @@ public final class RedisTestStores {
     /** A store on the shared server, under a prefix no other store uses. */
     public static RedisStore newStore(Clock clock) {
         return builder(clock).build();
+    }
+
+    /** One cluster client for the tests of this JVM, on the shared {@link RedisCluster}. */
+    public static synchronized RedisClusterClient clusterClient() {
+        if (clusterClient == null) {
+            clusterClient = RedisCluster.get().newClient();
+            clusterClient.setOptions(ClusterClientOptions.builder()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+        }
+        return clusterClient;
+    }
+
+    /** A store on the shared test cluster, under a prefix no other store uses. */
+    public static RedisStore newClusterStore(Clock clock) {
+        return clusterBuilder(clock).build();
+    }
+
+    public static RedisStore.Builder clusterBuilder(Clock clock) {
+        return RedisStore.builder().clusterClient(clusterClient()).requestTimeout(REQUEST_TIMEOUT)
+                .prefix("c" + PREFIXES.incrementAndGet()).clock(clock);
     }
 
     public static RedisStore.Builder builder(Clock clock) {
