@@ -75,6 +75,7 @@ final class Buckets {
     private final long retryNanos;
     private final long turnNanos;
     private final ServerDecision server = new ServerDecision();
+    private final Contention contention = new Contention();
     private final ConcurrentHashMap<BucketKey, KnownBucket> seen = new ConcurrentHashMap<>();
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
 
@@ -200,13 +201,18 @@ final class Buckets {
                     && !server.outdated(debits, known, now);
             while (true) {
                 Outcome<T> outcome = decision.decide(refilled(debits, known, now));
-                if (refusedOnRecentStates(outcome, known, now) && refusableLocally(debits)) {
-                    return outcome.result();
+                Outcome<T> local = writesNothing(outcome) || !contention.any(debits, now) ? outcome
+                        : decision.decide(Contention.contested(debits, known, now));
+                if (refusedOnRecentStates(local, known, now) && refusableLocally(debits)) {
+                    return local.result();
                 }
                 if (byScript) {
                     ServerAnswer answer = decideOnServer(debits, onServer.mode(), now);
                     if (answer.written() != null) {
                         return onServer.admitted().apply(answer.written());
+                    }
+                    if (answer.refused() && !writesNothing(outcome)) {
+                        contention.lost(debits, now);
                     }
                     byScript = false;
                     known = answer.current();
@@ -219,6 +225,9 @@ final class Buckets {
                 KnownBucket[] current = send(debits, known, outcome.writes(), now);
                 if (current == null) {
                     return outcome.result();
+                }
+                if (!writesNothing(outcome)) {
+                    contention.lost(debits, now);
                 }
                 if (System.nanoTime() - deadline > 0) {
                     throw new StoreUnavailableException("other processes kept writing the buckets " + keysOf(debits)
@@ -338,7 +347,7 @@ final class Buckets {
     }
 
     /** The bucket as {@code known} holds it (a bucket whose life ended reads as new), refilled to {@code now}. */
-    private static BucketState refilled(BucketDebit debit, KnownBucket known, long now) {
+    static BucketState refilled(BucketDebit debit, KnownBucket known, long now) {
         if (known.state() == null || known.endsAfter() <= now && BucketLife.ended(known.endsAfter(),
                 known.takenAs(debit.kept()).refilled(debit.kept(), now), debit.kept(), now)) {
             return BucketState.fresh(debit.limits(), now);
