@@ -78,6 +78,7 @@ final class Buckets {
     private final long retryNanos;
     private final long turnNanos;
     private final ServerDecision server = new ServerDecision();
+    private final Contention contention = new Contention();
     private final ConcurrentHashMap<BucketKey, KnownBucket> seen = new ConcurrentHashMap<>();
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
     private final LongAdder writeModeRuns = new LongAdder();
@@ -217,14 +218,19 @@ final class Buckets {
                     refilled[i] = done[i] ? basis[i] : refilled[i];
                 }
                 Outcome<T> outcome = decision.decide(refilled);
-                if (refusedOnRecentStates(outcome, known, now) && refusableLocally(debits)) {
+                Outcome<T> local = writesNothing(outcome) || !contention.any(debits, now) ? outcome
+                        : decision.decide(Contention.contested(debits, known, now));
+                if (refusedOnRecentStates(local, known, now) && refusableLocally(debits)) {
                     giveBack(debits, done, now);
-                    return outcome.result();
+                    return local.result();
                 }
                 if (byScript) {
                     ServerAnswer answer = decideOnServer(debits, onServer.mode(), now);
                     if (answer.written() != null) {
                         return onServer.admitted().apply(answer.written());
+                    }
+                    if (answer.refused() && !writesNothing(outcome)) {
+                        contention.lost(debits, now);
                     }
                     byScript = false;
                     decidable = answer.refused();
@@ -254,6 +260,9 @@ final class Buckets {
                         giveBack(debits, done, now);
                     }
                     return outcome.result();
+                }
+                if (!writesNothing(outcome)) {
+                    contention.lost(debits, now);
                 }
                 if (System.nanoTime() - deadline > 0) {
                     giveBack(debits, done, now);
@@ -445,7 +454,7 @@ final class Buckets {
     }
 
     /** The bucket as {@code known} holds it (a bucket whose life ended reads as new), refilled to {@code now}. */
-    private static BucketState refilled(BucketDebit debit, KnownBucket known, long now) {
+    static BucketState refilled(BucketDebit debit, KnownBucket known, long now) {
         if (known.state() == null || known.endsAfter() <= now && BucketLife.ended(known.endsAfter(),
                 known.takenAs(debit.kept()).refilled(debit.kept(), now), debit.kept(), now)) {
             return BucketState.fresh(debit.limits(), now);
