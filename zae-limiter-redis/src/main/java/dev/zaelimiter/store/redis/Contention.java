@@ -51,7 +51,7 @@ final class Contention {
         for (int i = 0; i < known.length; i++) {
             long learnedAt = known[i].learnedAt();
             long share = !known[i].recent(now) ? now : learnedAt + (now - learnedAt) / (1 + RIVALS);
-            BucketState atShare = Buckets.refilled(debits.get(i), known[i], share);
+            BucketState atShare = known[i].refilled(debits.get(i), share);
             contested[i] = new BucketState(Math.max(now, atShare.lastRefillMillis()), atShare.limits());
         }
         return contested;

@@ -1,6 +1,8 @@
 package dev.zaelimiter.store.redis;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketLife;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.LimitState;
 
@@ -22,6 +24,15 @@ record KnownBucket(String token, long endsAfter, BucketState state, Set<String> 
 
     KnownBucket learned(long at) {
         return new KnownBucket(token, endsAfter, state, slotLimits, at, stamp, deadline);
+    }
+
+    /** The bucket as held here (one whose life ended reads as new), refilled to {@code now} for {@code debit}. */
+    BucketState refilled(BucketDebit debit, long now) {
+        if (state == null || endsAfter <= now && BucketLife.ended(endsAfter,
+                takenAs(debit.kept()).refilled(debit.kept(), now), debit.kept(), now)) {
+            return BucketState.fresh(debit.limits(), now);
+        }
+        return takenAs(debit.limits()).refilled(debit.limits(), now);
     }
 
     /**
