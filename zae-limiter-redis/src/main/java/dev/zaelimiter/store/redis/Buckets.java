@@ -18,21 +18,15 @@ import java.util.function.Function;
 import java.util.function.LongConsumer;
 
 /**
- * The buckets: each decision is computed here from the state this process last saw of every bucket it touches,
- * with the rules of {@link BucketState}, and sent as one {@code bucket.lua} run that writes every bucket only if none
- * changed since (all or nothing). When one did, the answer carries every bucket as it is, and the decision is made
- * again from that: no bucket is read before a decision. Threads of this process take turns per bucket, so that only
- * other processes' writes make a decision go round again. A call refused on buckets this process learned less than
- * {@link #LOCAL_REFUSAL_MILLIS} ago is refused without a round trip, unless it takes concurrency slots or touches a
- * scheduled limit.
+ * The buckets: each decision is computed here from the state this process last saw of every bucket it touches
+ * ({@link Seen}), with the rules of {@link BucketState}, and sent as one {@code bucket.lua} run ({@link BucketScript})
+ * that writes every bucket only if none changed since (all or nothing). When one did, the answer carries every bucket
+ * as it is, and the decision is made again from that: no bucket is read before a decision. Threads of this process
+ * take turns per bucket ({@link Turns}), so that only other processes' writes make a decision go round again. A call
+ * refused on buckets this process learned less than {@link KnownBucket#LOCAL_REFUSAL_MILLIS} ago is refused without a
+ * round trip, unless it takes concurrency slots or touches a scheduled limit.
  */
 final class Buckets {
-
-    /**
-     * How long a refusal decided on a bucket as this process last saw it stands without a round trip: other
-     * processes can only have taken tokens since (or, rarely, given some back), so it errs only towards refusing.
-     */
-    static final long LOCAL_REFUSAL_MILLIS = 1_000;
 
     /** What one decision writes ({@code null}: nothing, for that bucket) and what the caller gets. */
     private record Outcome<T>(T result, BucketState[] writes) {

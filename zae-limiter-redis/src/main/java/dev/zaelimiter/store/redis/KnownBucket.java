@@ -20,6 +20,12 @@ import java.util.Set;
 record KnownBucket(String token, long endsAfter, BucketState state, Set<String> slotLimits, long learnedAt,
         String stamp, long deadline) {
 
+    /**
+     * How long a refusal decided on a bucket as this process last saw it stands without a round trip: other
+     * processes can only have taken tokens since (or, rarely, given some back), so it errs only towards refusing.
+     */
+    static final long LOCAL_REFUSAL_MILLIS = 1_000;
+
     static final KnownBucket ABSENT = new KnownBucket("", 0, null, Set.of(), Long.MIN_VALUE, "", 0);
 
     KnownBucket learned(long at) {
@@ -60,6 +66,6 @@ record KnownBucket(String token, long endsAfter, BucketState state, Set<String> 
      * absent) less than a second ago, and not found with a key that goes too soon for the limits in force.
      */
     boolean recent(long now) {
-        return learnedAt != Long.MIN_VALUE && now >= learnedAt && now - learnedAt < Buckets.LOCAL_REFUSAL_MILLIS;
+        return learnedAt != Long.MIN_VALUE && now >= learnedAt && now - learnedAt < LOCAL_REFUSAL_MILLIS;
     }
 }
