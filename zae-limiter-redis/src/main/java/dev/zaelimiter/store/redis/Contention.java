@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * the estimate of such a bucket: other processes ask for the same refill, so only a {@code 1 / (1 + RIVALS)} share
  * of what refilled since this process learned the bucket counts as there for it. Processes sharing a saturated
  * bucket then ask for each refill one at a time rather than all at once; the share only refuses, within
- * {@link Buckets#LOCAL_REFUSAL_MILLIS} of learning the bucket, what the full estimate would have sent.
+ * {@link KnownBucket#LOCAL_REFUSAL_MILLIS} of learning the bucket, what the full estimate would have sent.
  */
 final class Contention {
 
@@ -51,7 +51,7 @@ final class Contention {
         for (int i = 0; i < known.length; i++) {
             long learnedAt = known[i].learnedAt();
             long share = !known[i].recent(now) ? now : learnedAt + (now - learnedAt) / (1 + RIVALS);
-            BucketState atShare = Buckets.refilled(debits.get(i), known[i], share);
+            BucketState atShare = known[i].refilled(debits.get(i), share);
             contested[i] = new BucketState(Math.max(now, atShare.lastRefillMillis()), atShare.limits());
         }
         return contested;

@@ -1,6 +1,8 @@
 package dev.zaelimiter.store.redis;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.BucketLife;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.LimitState;
 
@@ -18,10 +20,25 @@ import java.util.Set;
 record KnownBucket(String token, long endsAfter, BucketState state, Set<String> slotLimits, long learnedAt,
         String stamp, long deadline) {
 
+    /**
+     * How long a refusal decided on a bucket as this process last saw it stands without a round trip: other
+     * processes can only have taken tokens since (or, rarely, given some back), so it errs only towards refusing.
+     */
+    static final long LOCAL_REFUSAL_MILLIS = 1_000;
+
     static final KnownBucket ABSENT = new KnownBucket("", 0, null, Set.of(), Long.MIN_VALUE, "", 0);
 
     KnownBucket learned(long at) {
         return new KnownBucket(token, endsAfter, state, slotLimits, at, stamp, deadline);
+    }
+
+    /** The bucket as held here (one whose life ended reads as new), refilled to {@code now} for {@code debit}. */
+    BucketState refilled(BucketDebit debit, long now) {
+        if (state == null || endsAfter <= now && BucketLife.ended(endsAfter,
+                takenAs(debit.kept()).refilled(debit.kept(), now), debit.kept(), now)) {
+            return BucketState.fresh(debit.limits(), now);
+        }
+        return takenAs(debit.limits()).refilled(debit.limits(), now);
     }
 
     /**
@@ -49,6 +66,6 @@ record KnownBucket(String token, long endsAfter, BucketState state, Set<String> 
      * absent) less than a second ago, and not found with a key that goes too soon for the limits in force.
      */
     boolean recent(long now) {
-        return learnedAt != Long.MIN_VALUE && now >= learnedAt && now - learnedAt < Buckets.LOCAL_REFUSAL_MILLIS;
+        return learnedAt != Long.MIN_VALUE && now >= learnedAt && now - learnedAt < LOCAL_REFUSAL_MILLIS;
     }
 }
