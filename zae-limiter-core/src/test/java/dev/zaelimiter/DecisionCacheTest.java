@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -96,6 +97,11 @@ class DecisionCacheTest {
                 loads.incrementAndGet();
                 return store.loadConfig(entityId, resource);
             }
+
+            @Override
+            protected boolean forwardsConfigVersion() {
+                return true;
+            }
         };
         RateLimiter limiter = RateLimiter.builder().store(counted).clock(clock).build();
         limiter.acquire("user-1", "api", ONE).close();
@@ -125,6 +131,33 @@ class DecisionCacheTest {
         loads.set(0);
         limiter.acquire("user-1", "api", ONE).close();
         assertThat(loads).as("the others, after a call of an entity whose own levels were emptied").hasValue(0);
+    }
+
+    @Test
+    void aDecoratorThatChangesTheConfigurationIsAskedAtEveryCall() {
+        AtomicBoolean killed = new AtomicBoolean();
+        LimiterStore killSwitch = new ForwardingStore() {
+            @Override
+            protected LimiterStore delegate() {
+                return store;
+            }
+
+            @Override
+            public ConfigSnapshot loadConfig(String entityId, String resource) {
+                ConfigSnapshot stored = store.loadConfig(entityId, resource);
+                return killed.get() ? new ConfigSnapshot(stored.entity(), stored.entityResource(),
+                        stored.entityDefault(), stored.resource().withDisabled(DisabledMode.DISABLED), stored.system())
+                        : stored;
+            }
+        };
+        RateLimiter limiter = RateLimiter.builder().store(killSwitch).clock(clock).build();
+        limiter.acquire("user-1", "api", ONE).close();
+        limiter.acquire("user-1", "api", ONE).close();
+
+        killed.set(true);
+        assertThatThrownBy(() -> limiter.acquire("user-1", "api", ONE)).isInstanceOf(ResourceDisabledException.class);
+        killed.set(false);
+        limiter.acquire("user-1", "api", ONE).close();
     }
 
     @Test

@@ -12,12 +12,25 @@ import java.util.Optional;
  * calls and keep the rest: extend it, return the decorated store from {@link #delegate()} and override what differs.
  * Every method of {@link LimiterStore} is forwarded, its default methods included ({@link #putPause}, {@link #renew},
  * {@link #usage}, {@link #audit}, {@link #inPlaceBuckets} and {@link #close}), so a decorator never falls back to a
- * default that would hide what the delegate can do.
+ * default that would hide what the delegate can do. One thing is not forwarded unasked: a decorator that overrides
+ * {@link #loadConfig} hands on the delegate's in-place decisions without their
+ * {@linkplain InPlaceBuckets#sharedConfigVersion configuration version}, unless it says through
+ * {@link #forwardsConfigVersion} that its {@code loadConfig} answers what the delegate's does.
  */
 public abstract class ForwardingStore implements LimiterStore {
 
+    private final boolean loadConfigForwarded = declaresLoadConfig(getClass()) == ForwardingStore.class;
+
     /** For subclasses. */
     protected ForwardingStore() {
+    }
+
+    private static Class<?> declaresLoadConfig(Class<?> type) {
+        try {
+            return type.getMethod("loadConfig", String.class, String.class).getDeclaringClass();
+        } catch (NoSuchMethodException e) {
+            throw new AssertionError("LimiterStore declares loadConfig", e);
+        }
     }
 
     /**
@@ -123,17 +136,45 @@ public abstract class ForwardingStore implements LimiterStore {
     }
 
     /**
-     * The delegate's in-place decisions. A decorator that must see every decision overrides this to wrap them or
-     * to answer {@code null}; so does one that changes what {@link #loadConfig} answers, since the limiter does not
-     * load the configuration again while {@link InPlaceBuckets#sharedConfigVersion} answers the same.
+     * The delegate's in-place decisions; with the delegate's {@link InPlaceBuckets#sharedConfigVersion} only when
+     * {@link #forwardsConfigVersion}, otherwise answering {@link InPlaceBuckets#UNVERSIONED}. A decorator that must
+     * see every decision overrides this to wrap them or to answer {@code null}.
      */
     @Override
     public InPlaceBuckets inPlaceBuckets() {
-        return delegate().inPlaceBuckets();
+        InPlaceBuckets local = delegate().inPlaceBuckets();
+        return local == null || forwardsConfigVersion() ? local : new Unversioned(local);
+    }
+
+    /**
+     * Whether {@link #inPlaceBuckets} passes on the delegate's configuration version, which lets the limiter skip
+     * {@link #loadConfig} while that version is unchanged: by default only when this class does not override
+     * {@code loadConfig}. A decorator whose {@code loadConfig} answers exactly what the delegate's does (one that
+     * times or counts the calls, say) overrides this to answer {@code true}; one that changes the answer (a kill
+     * switch of its own) must not.
+     *
+     * @return whether the delegate's configuration version is passed on
+     */
+    protected boolean forwardsConfigVersion() {
+        return loadConfigForwarded;
     }
 
     @Override
     public void close() {
         delegate().close();
+    }
+
+    /** In-place decisions that promise no configuration version. */
+    private record Unversioned(InPlaceBuckets local) implements InPlaceBuckets {
+
+        @Override
+        public <C> boolean takeOne(BucketKey key, Take take, long now, Outcome<C> outcome, C call) {
+            return local.takeOne(key, take, now, outcome, call);
+        }
+
+        @Override
+        public void drainUsage(UsageSink sink) {
+            local.drainUsage(sink);
+        }
     }
 }

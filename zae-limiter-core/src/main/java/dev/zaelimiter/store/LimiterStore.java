@@ -127,7 +127,10 @@ public interface LimiterStore extends AutoCloseable {
     /**
      * The in-place decisions this store offers when its buckets live in this process, or {@code null} (the default:
      * every decision goes through {@link #tryAcquire}). A store that decorates another and must see every decision
-     * (to time it, say) wraps what the delegate answers, or answers {@code null}.
+     * (to time it, say) wraps what the delegate answers, or answers {@code null}. One that changes what
+     * {@link #loadConfig} answers must not pass on the delegate's {@link InPlaceBuckets#sharedConfigVersion}: the
+     * limiter does not call {@code loadConfig} while that version is unchanged ({@link ForwardingStore} withholds it
+     * from a subclass that overrides {@code loadConfig} unless told otherwise).
      */
     default InPlaceBuckets inPlaceBuckets() {
         return null;

@@ -203,8 +203,9 @@ public final class MeteredLimiterStore extends ForwardingStore implements Decora
     }
 
     /**
-     * The delegate's in-place decisions, each timed as a {@code tryAcquire} (which it stands for), or none when the
-     * delegate has none. Timed as {@link #time} does, written out so that a decision does not capture its
+     * The delegate's in-place decisions, each timed as a {@code tryAcquire} (which it stands for), with the
+     * delegate's configuration version (this store's {@code loadConfig} answers what the delegate's does), or none
+     * when the delegate has none. Timed as {@link #time} does, written out so that a decision does not capture its
      * arguments in a lambda on every call.
      */
     @Override
@@ -229,6 +230,11 @@ public final class MeteredLimiterStore extends ForwardingStore implements Decora
                 } finally {
                     timer(Operation.TRY_ACQUIRE, result).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                 }
+            }
+
+            @Override
+            public long sharedConfigVersion(String entityId) {
+                return local.sharedConfigVersion(entityId);
             }
 
             @Override

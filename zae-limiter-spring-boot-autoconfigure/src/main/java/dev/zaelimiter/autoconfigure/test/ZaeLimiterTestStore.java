@@ -91,6 +91,11 @@ public final class ZaeLimiterTestStore extends ForwardingStore {
         }
 
         @Override
+        public long sharedConfigVersion(String entityId) {
+            return delegate.sharedConfigVersion(entityId);
+        }
+
+        @Override
         public void drainUsage(UsageSink sink) {
             delegate.drainUsage(sink);
         }

@@ -4,7 +4,9 @@ import dev.zaelimiter.DisabledMode;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.EntityExistsException;
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.StoreUnavailableException;
+import dev.zaelimiter.testing.MutableClock;
 import dev.zaelimiter.testing.SwitchableStore;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
@@ -120,6 +122,22 @@ class MeteredLimiterStoreTests {
 
         assertThat(timer("tryAcquire", "success").count()).isEqualTo(2);
         assertThat(new MeteredLimiterStore(new SwitchableStore(), () -> registry).inPlaceBuckets()).isNull();
+    }
+
+    @Test
+    void keepsTheLimiterFromLoadingAnUnchangedConfiguration() {
+        MeteredLimiterStore store = new MeteredLimiterStore(new InMemoryStore(), () -> registry);
+        RateLimiter limiter = RateLimiter.builder().store(store).clock(MutableClock.start()).build();
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 100)));
+        limiter.acquire("user-1", "api", Map.of("rpm", 1L)).close();
+        long loads = timer("loadConfig", "success").count();
+
+        for (int i = 0; i < 5; i++) {
+            limiter.acquire("user-" + i, "api", Map.of("rpm", 1L)).close();
+        }
+        assertThat(timer("loadConfig", "success").count()).isEqualTo(loads);
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 3)));
+        assertThat(limiter.acquire("user-1", "api", Map.of("rpm", 1L)).statuses().get(0).capacity()).isEqualTo(3);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.zaelimiter.autoconfigure.test;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
 import dev.zaelimiter.autoconfigure.ZaeLimiterAutoConfiguration;
+import dev.zaelimiter.store.InPlaceBuckets;
 import dev.zaelimiter.store.LimiterStore;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -49,7 +50,9 @@ class ZaeLimiterTestAutoConfigurationTests {
         runner.run(context -> {
             RateLimiter limiter = context.getBean(RateLimiter.class);
             ZaeLimiterTestSupport support = context.getBean(ZaeLimiterTestSupport.class);
-            assertThat(context.getBean(LimiterStore.class).inPlaceBuckets()).isNotNull();
+            InPlaceBuckets local = context.getBean(LimiterStore.class).inPlaceBuckets();
+            assertThat(local.sharedConfigVersion("alice")).as("the configuration is not loaded while unchanged")
+                    .isNotEqualTo(InPlaceBuckets.UNVERSIONED);
             limiter.acquire("alice", "api", Map.of("rpm", 1L)).close();
             limiter.acquire("bob", "api", Map.of("rpm", 1L)).close();      // decided in place: same amounts
             assertThat(limiter.available("bob", "api")).containsEntry("rpm", 0L);
