@@ -102,13 +102,11 @@ final class BucketWrites {
         }
         boolean expected = estimate != null && estimate.admits(debit.limits(), debit.amountsMilli());
         boolean reserved = expected && !debit.countOnly();
-        if (reserved) {
-            known.reserve(debit, stamp, now);
-        }
+        boolean alone = reserved && known.reserve(debit, stamp, now, k);
         try {
             return admitted(debit, stamp, now, client.updateItem(request));
         } catch (ConditionalCheckFailedException e) {
-            return settle(debit, now, stamp, StoredBucket.returned(e), expected);
+            return settle(debit, now, stamp, StoredBucket.returned(e), alone);
         } finally {
             if (reserved) {
                 known.release(debit, stamp);
@@ -129,7 +127,8 @@ final class BucketWrites {
      * start, expired slots to drop) is written whole, conditioned on its version. Lost races back off with jitter.
      *
      * @param item     the item, {@code null} when there is none, {@link StoredBucket#UNKNOWN} when it must be read
-     * @param expected whether this process expected the write to be admitted (a refusal then means it lost a race)
+     * @param expected whether this process expected the write to be admitted while no other call of its own was in
+     *                 flight on the bucket (a refusal then means it lost a race to another process)
      */
     private Outcome settle(BucketDebit debit, long now, String stamp, Map<String, AttributeValue> item,
             boolean expected) {

@@ -3,6 +3,7 @@ package dev.zaelimiter.store.dynamodb;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.internal.algorithm.ContestedRefusal;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
@@ -118,7 +119,8 @@ final class KnownBuckets {
      * What this process's calls in flight take counts as taken, and while the bucket is contended (this process
      * lost a race for it lately) so does what {@link #RIVALS} other processes take meanwhile
      * ({@link Known#contested}): processes that share a saturated bucket then ask for each refill one at a time
-     * rather than all at once.
+     * rather than all at once. Those rivals only decide the refusal: it reports the plain estimate, its retry-after
+     * no later than the end of the trust window ({@link ContestedRefusal}).
      */
     static BucketState localRefusal(BucketDebit debit, Known k, BucketState estimate, long now) {
         if (debit.countOnly() || debit.takesSlots() || !hardConsumption(debit)) {
@@ -136,7 +138,10 @@ final class KnownBuckets {
             }
         }
         if (now < k.learnedAt() + TRUST_MILLIS) {
-            BucketState expected = now < k.contendedUntil() ? k.contested(debit.limits(), estimate) : estimate;
+            BucketState expected = now < k.contendedUntil()
+                    ? ContestedRefusal.state(debit.limits(), debit.amountsMilli(), estimate,
+                            k.contested(debit.limits(), estimate), k.learnedAt() + TRUST_MILLIS)
+                    : estimate;
             if (!expected.admits(debit.limits(), debit.amountsMilli())) {
                 return expected;
             }
@@ -154,9 +159,16 @@ final class KnownBuckets {
         return false;
     }
 
-    /** Counts the debit as in flight, so that this process's other threads do not count on the same tokens. */
-    void reserve(BucketDebit debit, String stamp, long now) {
-        adjustInFlight(debit, stamp, 1, now);
+    /**
+     * Counts the debit as in flight, so that this process's other threads do not count on the same tokens.
+     *
+     * @param seen what this process knew of the bucket when it estimated the call
+     * @return whether no other call of this process was in flight or answered since {@code seen}: a refusal of the
+     *         call is then a race lost to another process
+     */
+    boolean reserve(BucketDebit debit, String stamp, long now, Known seen) {
+        Known before = adjustInFlight(debit, stamp, 1, now);
+        return before != null && seen != null && before.state() == seen.state() && before.inFlight().isEmpty();
     }
 
     /** The debit's request has been answered (or failed): it is no longer in flight. */
@@ -164,8 +176,11 @@ final class KnownBuckets {
         adjustInFlight(debit, stamp, -1, Long.MIN_VALUE);
     }
 
-    private void adjustInFlight(BucketDebit debit, String stamp, int sign, long now) {
+    /** Adds {@code sign} times the debit to what is in flight; returns what was known before, or {@code null}. */
+    private Known adjustInFlight(BucketDebit debit, String stamp, int sign, long now) {
+        Known[] before = {null};
         known.computeIfPresent(debit.key(), (key, k) -> {
+            before[0] = k;
             if (!k.stamp().equals(stamp)) {
                 return k;
             }
@@ -180,6 +195,7 @@ final class KnownBuckets {
             });
             return k.withInFlight(inFlight, Math.max(k.inFlightAt(), now));
         });
+        return before[0];
     }
 
     /**
