@@ -102,11 +102,13 @@ final class BucketWrites {
         }
         boolean expected = estimate != null && estimate.admits(debit.limits(), debit.amountsMilli());
         boolean reserved = expected && !debit.countOnly();
-        boolean alone = reserved && known.reserve(debit, stamp, now, k);
+        if (reserved) {
+            known.reserve(debit, stamp, now);
+        }
         try {
             return admitted(debit, stamp, now, client.updateItem(request));
         } catch (ConditionalCheckFailedException e) {
-            return settle(debit, now, stamp, StoredBucket.returned(e), alone);
+            return settle(debit, now, stamp, StoredBucket.returned(e), expected);
         } finally {
             if (reserved) {
                 known.release(debit, stamp);
@@ -127,8 +129,8 @@ final class BucketWrites {
      * start, expired slots to drop) is written whole, conditioned on its version. Lost races back off with jitter.
      *
      * @param item     the item, {@code null} when there is none, {@link StoredBucket#UNKNOWN} when it must be read
-     * @param expected whether this process expected the write to be admitted while no other call of its own was in
-     *                 flight on the bucket (a refusal then means it lost a race to another process)
+     * @param expected whether this process expected the write to be admitted (a refusal then means it lost a race,
+     *                 to another process where the bucket shows writes its own calls do not account for)
      */
     private Outcome settle(BucketDebit debit, long now, String stamp, Map<String, AttributeValue> item,
             boolean expected) {
@@ -142,7 +144,9 @@ final class BucketWrites {
                 if (debit.overridden()) {
                     known.forget(debit.key());        // the state seen through an override is not the bucket's
                 } else {
-                    known.learnRefusal(debit, stamp, StoredBucket.written(item, debit, now), now, expected);
+                    BucketState written = StoredBucket.written(item, debit, now);
+                    known.learnRefusal(debit, stamp, written, now, expected && known.lostToAnother(debit, stamp,
+                            written));
                 }
                 return new Outcome(false, state);
             }

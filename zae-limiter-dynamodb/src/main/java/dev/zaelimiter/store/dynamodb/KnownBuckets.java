@@ -7,6 +7,7 @@ import dev.zaelimiter.internal.algorithm.ContestedRefusal;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.LimitState;
 
 import java.util.HashMap;
 import java.util.List;
@@ -159,16 +160,33 @@ final class KnownBuckets {
         return false;
     }
 
+    /** Counts the debit as in flight, so that this process's other threads do not count on the same tokens. */
+    void reserve(BucketDebit debit, String stamp, long now) {
+        adjustInFlight(debit, stamp, 1, now);
+    }
+
     /**
-     * Counts the debit as in flight, so that this process's other threads do not count on the same tokens.
-     *
-     * @param seen what this process knew of the bucket when it estimated the call
-     * @return whether no other call of this process was in flight or answered since {@code seen}: a refusal of the
-     *         call is then a race lost to another process
+     * Whether the bucket, {@code written} as the store refused the reserved {@code debit}, shows more consumed than
+     * this process's own calls account for (what it last learned, and its other calls still in flight): the race was
+     * then lost to another process, not to its own threads.
      */
-    boolean reserve(BucketDebit debit, String stamp, long now, Known seen) {
-        Known before = adjustInFlight(debit, stamp, 1, now);
-        return before != null && seen != null && before.state() == seen.state() && before.inFlight().isEmpty();
+    boolean lostToAnother(BucketDebit debit, String stamp, BucketState written) {
+        Known k = get(debit.key(), stamp);
+        if (k == null) {
+            return true;
+        }
+        for (Map.Entry<String, Long> asked : debit.amountsMilli().entrySet()) {
+            LimitState learned = k.state().limits().get(asked.getKey());
+            LimitState seen = written.limits().get(asked.getKey());
+            if (learned == null || seen == null) {
+                return true;
+            }
+            long ownInFlight = k.inFlight().getOrDefault(asked.getKey(), 0L) - asked.getValue();
+            if (seen.consumedMilli() > BucketMath.saturatedAdd(learned.consumedMilli(), Math.max(0, ownInFlight))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The debit's request has been answered (or failed): it is no longer in flight. */
@@ -176,11 +194,8 @@ final class KnownBuckets {
         adjustInFlight(debit, stamp, -1, Long.MIN_VALUE);
     }
 
-    /** Adds {@code sign} times the debit to what is in flight; returns what was known before, or {@code null}. */
-    private Known adjustInFlight(BucketDebit debit, String stamp, int sign, long now) {
-        Known[] before = {null};
+    private void adjustInFlight(BucketDebit debit, String stamp, int sign, long now) {
         known.computeIfPresent(debit.key(), (key, k) -> {
-            before[0] = k;
             if (!k.stamp().equals(stamp)) {
                 return k;
             }
@@ -195,7 +210,6 @@ final class KnownBuckets {
             });
             return k.withInFlight(inFlight, Math.max(k.inFlightAt(), now));
         });
-        return before[0];
     }
 
     /**

@@ -36,7 +36,7 @@ class KnownBucketsContestedTest {
         Limit tpm = Limit.perMinute("tpm", 100_000);
         BucketDebit half = debit(List.of(tpm), "tpm", 50_000_000L);
         KnownBuckets known = contended(half, Map.of("tpm", 100_000_000L), T0 + 200, Map.of());
-        known.reserve(half, "s", T0 + 200, known.get(KEY, "s"));
+        known.reserve(half, "s", T0 + 200);
 
         BucketState refusal = known.localRefusal(half, "s", T0 + 300);
 
@@ -65,7 +65,7 @@ class KnownBucketsContestedTest {
         Limit rps = Limit.perSecond("rps", 10);
         BucketDebit one = debit(List.of(rps), "rps", 1_000L);
         KnownBuckets known = contended(one, Map.of("rps", 10_000L), T0 + 1000, Map.of("rps", 8_000L));
-        known.reserve(one, "s", T0 + 1000, known.get(KEY, "s"));
+        known.reserve(one, "s", T0 + 1000);
 
         BucketState refusal = known.localRefusal(one, "s", T0 + 1000);
         assertThat(refusal).isNotNull();
@@ -77,20 +77,22 @@ class KnownBucketsContestedTest {
     }
 
     @Test
-    void aCallSentWhileAnotherOfThisProcessIsInFlightLosesNoRaceToAnotherProcess() {
+    void aRefusalTheProcesssOwnCallsAccountForIsNoRaceLostToAnotherProcess() {
         Limit rps = Limit.perSecond("rps", 50);
-        BucketDebit one = debit(List.of(rps), "rps", 1_000L);
+        List<Limit> limits = List.of(rps);
+        BucketDebit one = debit(limits, "rps", 1_000L);
         KnownBuckets known = new KnownBuckets();
-        known.learn(KEY, "s", BucketState.fresh(List.of(rps), T0), T0, 0);
-        KnownBuckets.Known seenByBoth = known.get(KEY, "s");
+        BucketState oneLeft = BucketState.fresh(limits, T0).debited(limits, Map.of("rps", 49_000L), false);
+        known.learn(KEY, "s", oneLeft, T0, 0);
+        known.reserve(one, "s", T0);
+        known.reserve(one, "s", T0);
+        BucketState takenByTheOther = oneLeft.debited(limits, Map.of("rps", 1_000L), false);
+        BucketState takenByAnotherProcess = oneLeft.debited(limits, Map.of("rps", 2_000L), false);
 
-        assertThat(known.reserve(one, "s", T0, seenByBoth)).as("the first call is alone").isTrue();
-        assertThat(known.reserve(one, "s", T0, seenByBoth)).as("the second races the first").isFalse();
+        assertThat(known.lostToAnother(one, "s", takenByTheOther)).isFalse();
+        assertThat(known.lostToAnother(one, "s", takenByAnotherProcess)).isTrue();
         known.release(one, "s");
-        known.release(one, "s");
-        known.learnAdmitted(one, "s", BucketState.fresh(List.of(rps), T0).debited(List.of(rps),
-                Map.of("rps", 1_000L), false), T0);
-        assertThat(known.reserve(one, "s", T0, seenByBoth)).as("a call estimated before another was answered")
-                .isFalse();
+        assertThat(known.lostToAnother(one, "s", takenByTheOther)).as("the other call, answered, not yet learned")
+                .isTrue();
     }
 }
