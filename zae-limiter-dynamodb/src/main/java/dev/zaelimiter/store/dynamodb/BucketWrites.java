@@ -129,7 +129,8 @@ final class BucketWrites {
      * start, expired slots to drop) is written whole, conditioned on its version. Lost races back off with jitter.
      *
      * @param item     the item, {@code null} when there is none, {@link StoredBucket#UNKNOWN} when it must be read
-     * @param expected whether this process expected the write to be admitted (a refusal then means it lost a race)
+     * @param expected whether this process expected the write to be admitted (a refusal then means it lost a race,
+     *                 to another process where the bucket shows writes its own calls do not account for)
      */
     private Outcome settle(BucketDebit debit, long now, String stamp, Map<String, AttributeValue> item,
             boolean expected) {
@@ -143,7 +144,9 @@ final class BucketWrites {
                 if (debit.overridden()) {
                     known.forget(debit.key());        // the state seen through an override is not the bucket's
                 } else {
-                    known.learnRefusal(debit, stamp, StoredBucket.written(item, debit, now), now, expected);
+                    BucketState written = StoredBucket.written(item, debit, now);
+                    known.learnRefusal(debit, stamp, written, now, expected && known.lostToAnother(debit, stamp,
+                            written));
                 }
                 return new Outcome(false, state);
             }

@@ -3,9 +3,11 @@ package dev.zaelimiter.store.dynamodb;
 import dev.zaelimiter.internal.Limits;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.algorithm.BucketMath;
+import dev.zaelimiter.internal.algorithm.ContestedRefusal;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.LimitState;
 
 import java.util.HashMap;
 import java.util.List;
@@ -118,7 +120,8 @@ final class KnownBuckets {
      * What this process's calls in flight take counts as taken, and while the bucket is contended (this process
      * lost a race for it lately) so does what {@link #RIVALS} other processes take meanwhile
      * ({@link Known#contested}): processes that share a saturated bucket then ask for each refill one at a time
-     * rather than all at once.
+     * rather than all at once. Those rivals only decide the refusal: it reports the plain estimate, its retry-after
+     * no later than the end of the trust window ({@link ContestedRefusal}).
      */
     static BucketState localRefusal(BucketDebit debit, Known k, BucketState estimate, long now) {
         if (debit.countOnly() || debit.takesSlots() || !hardConsumption(debit)) {
@@ -136,7 +139,10 @@ final class KnownBuckets {
             }
         }
         if (now < k.learnedAt() + TRUST_MILLIS) {
-            BucketState expected = now < k.contendedUntil() ? k.contested(debit.limits(), estimate) : estimate;
+            BucketState expected = now < k.contendedUntil()
+                    ? ContestedRefusal.state(debit.limits(), debit.amountsMilli(), estimate,
+                            k.contested(debit.limits(), estimate), k.learnedAt() + TRUST_MILLIS)
+                    : estimate;
             if (!expected.admits(debit.limits(), debit.amountsMilli())) {
                 return expected;
             }
@@ -157,6 +163,30 @@ final class KnownBuckets {
     /** Counts the debit as in flight, so that this process's other threads do not count on the same tokens. */
     void reserve(BucketDebit debit, String stamp, long now) {
         adjustInFlight(debit, stamp, 1, now);
+    }
+
+    /**
+     * Whether the bucket, {@code written} as the store refused the reserved {@code debit}, shows more consumed than
+     * this process's own calls account for (what it last learned, and its other calls still in flight): the race was
+     * then lost to another process, not to its own threads.
+     */
+    boolean lostToAnother(BucketDebit debit, String stamp, BucketState written) {
+        Known k = get(debit.key(), stamp);
+        if (k == null) {
+            return true;
+        }
+        for (Map.Entry<String, Long> asked : debit.amountsMilli().entrySet()) {
+            LimitState learned = k.state().limits().get(asked.getKey());
+            LimitState seen = written.limits().get(asked.getKey());
+            if (learned == null || seen == null) {
+                return true;
+            }
+            long ownInFlight = k.inFlight().getOrDefault(asked.getKey(), 0L) - asked.getValue();
+            if (seen.consumedMilli() > BucketMath.saturatedAdd(learned.consumedMilli(), Math.max(0, ownInFlight))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The debit's request has been answered (or failed): it is no longer in flight. */

@@ -1,5 +1,6 @@
 package dev.zaelimiter.store.redis;
 
+import dev.zaelimiter.internal.algorithm.ContestedRefusal;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketState;
@@ -12,7 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * the estimate of such a bucket: other processes ask for the same refill, so only a {@code 1 / (1 + RIVALS)} share
  * of what refilled since this process learned the bucket counts as there for it. Processes sharing a saturated
  * bucket then ask for each refill one at a time rather than all at once; the share only refuses, within
- * {@link KnownBucket#LOCAL_REFUSAL_MILLIS} of learning the bucket, what the full estimate would have sent.
+ * {@link KnownBucket#LOCAL_REFUSAL_MILLIS} of learning the bucket, what the full estimate would have sent, and such a
+ * refusal reports the full estimate with a retry-after no later than the end of that second.
  */
 final class Contention {
 
@@ -45,14 +47,21 @@ final class Contention {
         return false;
     }
 
-    /** The buckets of {@code debits} as this process counts them at {@code now} while they are contended. */
+    /**
+     * The buckets of {@code debits} as this process counts them at {@code now} while they are contended: the share
+     * decides whether to refuse, and a bucket refused on the share alone reports the full estimate, short only so
+     * much that the call passes by the time this process asks Redis again ({@link ContestedRefusal}).
+     */
     static BucketState[] contested(List<BucketDebit> debits, KnownBucket[] known, long now) {
         BucketState[] contested = new BucketState[known.length];
         for (int i = 0; i < known.length; i++) {
+            BucketDebit debit = debits.get(i);
             long learnedAt = known[i].learnedAt();
             long share = !known[i].recent(now) ? now : learnedAt + (now - learnedAt) / (1 + RIVALS);
-            BucketState atShare = known[i].refilled(debits.get(i), share);
-            contested[i] = new BucketState(Math.max(now, atShare.lastRefillMillis()), atShare.limits());
+            BucketState atShare = known[i].refilled(debit, share);
+            BucketState shared = new BucketState(Math.max(now, atShare.lastRefillMillis()), atShare.limits());
+            contested[i] = ContestedRefusal.state(debit.limits(), debit.amountsMilli(),
+                    known[i].refilled(debit, now), shared, learnedAt + KnownBucket.LOCAL_REFUSAL_MILLIS);
         }
         return contested;
     }
