@@ -70,6 +70,7 @@ final class BucketScript {
         List<String> k = new ArrayList<>(n);
         List<List<String>> perBucket = new ArrayList<>(n);
         String[] tokens = new String[n];
+        KnownBucket[] asWritten = new KnownBucket[n];
         for (int i = 0; i < n; i++) {
             BucketDebit d = debits.get(i);
             k.add(keys.bucket(d.key()));
@@ -83,7 +84,7 @@ final class BucketScript {
                 continue;
             }
             tokens[i] = newToken();
-            writeArguments(args, d, tokens[i], write, now);
+            asWritten[i] = writeArguments(args, d, tokens[i], write, now);
         }
         List<int[]> groups = redis.bySlot(k);
         List<List<Object>> replies = new ArrayList<>(groups.size());
@@ -124,7 +125,7 @@ final class BucketScript {
                     if (tokens[i] == null) {
                         seen.remember(debits.get(i).key(), known[i].learned(now));
                     } else {
-                        rememberWritten(debits.get(i), tokens[i], writes[i], now);
+                        seen.remember(debits.get(i).key(), asWritten[i]);
                     }
                 }
                 continue;
@@ -164,10 +165,11 @@ final class BucketScript {
             tokens[i] = newToken();
         }
         args.add(writes == null ? "" : "1");
+        KnownBucket[] asWritten = new KnownBucket[n];
         if (writes != null) {
             for (int i = 0; i < n; i++) {
                 args.add(known[i].token());
-                writeArguments(args, debits.get(i), tokens[i], writes[i], now);
+                asWritten[i] = writeArguments(args, debits.get(i), tokens[i], writes[i], now);
             }
         }
         List<String> decideArgs = new ArrayList<>(n * 16);
@@ -180,7 +182,7 @@ final class BucketScript {
         if (code == 2L) {
             version(reply);
             for (int i = 0; i < n; i++) {
-                rememberWritten(debits.get(i), tokens[i], writes[i], now);
+                seen.remember(debits.get(i).key(), asWritten[i]);
             }
             return ServerAnswer.AS_SENT;
         }
@@ -208,24 +210,21 @@ final class BucketScript {
 
     /**
      * The write mode's six values after the expected token for {@code write} of {@code debit}'s bucket with
-     * {@code token}: the token, state, horizon, time to live, stamp and deadline.
+     * {@code token}: the token, state, horizon, time to live, stamp and deadline; returns the bucket as written.
      */
-    private void writeArguments(List<String> args, BucketDebit debit, String token, BucketState write, long now) {
-        long endsAfter = BucketLife.endsAfter(debit.kept(), write.lastRefillMillis());
-        args.add(token);
-        args.add(Codec.state(write, Codec.slotLimits(debit.kept())));
-        args.add(Long.toString(endsAfter));
-        args.add(Long.toString(Expiry.timeToLive(write, debit.kept(), endsAfter, now)));
-        args.add(server.stamp(debit.kept()));
-        args.add(ServerDecision.text(ServerDecision.deadline(debit.kept(), write.lastRefillMillis())));
-    }
-
-    /** Remembers {@code write} of {@code debit}'s bucket, written with {@code token}. */
-    private void rememberWritten(BucketDebit debit, String token, BucketState write, long now) {
+    private KnownBucket writeArguments(List<String> args, BucketDebit debit, String token, BucketState write,
+            long now) {
         List<Limit> kept = debit.kept();
         long at = write.lastRefillMillis();
-        seen.remember(debit.key(), new KnownBucket(token, BucketLife.endsAfter(kept, at), write,
-                Codec.slotLimits(kept), now, server.stamp(kept), ServerDecision.deadline(kept, at)));
+        KnownBucket written = new KnownBucket(token, BucketLife.endsAfter(kept, at), write, Codec.slotLimits(kept),
+                now, server.stamp(kept), ServerDecision.deadline(kept, at));
+        args.add(token);
+        args.add(Codec.state(write, written.slotLimits()));
+        args.add(Long.toString(written.endsAfter()));
+        args.add(Long.toString(Expiry.timeToLive(write, kept, written.endsAfter(), now)));
+        args.add(written.stamp());
+        args.add(ServerDecision.text(written.deadline()));
+        return written;
     }
 
     /** The arguments of one {@code bucket.lua} run, in its write mode, on the buckets at {@code group}. */

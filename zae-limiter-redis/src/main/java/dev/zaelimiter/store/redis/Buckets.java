@@ -85,7 +85,8 @@ final class Buckets {
                 BucketState state = refilled[i];
                 if (admitted) {
                     writes[i] = state.debitedKept(d.limits(), d.kept(), d.amountsMilli(), d.countOnly(), d.leaseId());
-                    state = state.debited(d.limits(), d.amountsMilli(), d.countOnly(), d.leaseId());
+                    state = d.overridden() ? state.debited(d.limits(), d.amountsMilli(), d.countOnly(), d.leaseId())
+                            : writes[i];                    // kept under the same limits: the same state
                 }
                 snapshots.add(new BucketSnapshot(d.key(), state));
             }
