@@ -8,9 +8,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -300,8 +299,7 @@ final class DelayingProxy implements AutoCloseable {
                     length = Long.parseLong(line.substring("content-length:".length()).trim());
                 } else if (lower.startsWith("transfer-encoding:")) {
                     throw new IllegalStateException("chunked " + (requests ? "request" : "response")
-                            + " not supported: " + new String(header.getBytes(StandardCharsets.ISO_8859_1),
-                            StandardCharsets.UTF_8).lines().findFirst().orElse(""));
+                            + " not supported: " + header.lines().findFirst().orElse(""));
                 }
             }
             return length;

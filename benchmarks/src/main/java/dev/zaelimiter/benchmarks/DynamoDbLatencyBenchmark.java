@@ -141,7 +141,9 @@ final class DynamoDbLatencyBenchmark {
              DynamoDbStore store = DynamoDbStore.builder().client(client).table(TABLE).namespace("lat")
                      .requestTimeout(Duration.ofSeconds(10)).build()) {
             store.createTableIfMissing();
-            RateLimiter limiter = RateLimiter.builder().store(store).onUnavailable(Unavailable.BLOCK).build();
+            // no usage flush: its background writes would land in whichever call is running
+            RateLimiter limiter = RateLimiter.builder().store(store).onUnavailable(Unavailable.BLOCK)
+                    .usageFlushInterval(Duration.ZERO).build();
             Map<Kind, Call> calls = calls(limiter, client);
             Random random = new Random(settings.seed());
             List<Kind> order = new ArrayList<>(List.of(Kind.values()));
