@@ -197,9 +197,14 @@ end
 
 local fmt, find, sub = string.format, string.find, string.sub
 
--- the decimal text of an integer below 2^63 in magnitude ('%d' formats it as a C long, exactly and at little cost)
-local function text(x)
-  return fmt('%d', x)
+-- the decimal text of an integer below 2^53 in magnitude: '%d' formats it as a C long, exactly and at little cost
+-- where a long has 64 bits; a 32-bit build (whose long would turn an instant into garbage) gets '%.0f', exact too
+-- (+ 0 turns a -0 into 0)
+local text
+if fmt('%d', SAFE - 1) == '9007199254740991' then
+  text = function(x) return fmt('%d', x) end
+else
+  text = function(x) return fmt('%.0f', x + 0) end
 end
 
 -- the decimal text of the integer whose text is count (at most 19 digits) plus delta (|delta| < 2^52), exactly, in
