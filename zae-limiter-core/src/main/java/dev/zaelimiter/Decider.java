@@ -69,6 +69,8 @@ final class Decider {
         long now = clock.millis();
         boolean probe;
         RequestPlanner.PlanBasis lone;
+        OneLimitLease one = null;
+        boolean admitted = false;
         try {
             probe = breaker.enter();
             try {
@@ -77,10 +79,8 @@ final class Decider {
                         : RequestPlanner.oneLimit(lone, entityId, resource, consume, now);
                 if (inPlace != null) {
                     BucketKey key = new BucketKey(entityId, resource);
-                    OneLimitLease one = new OneLimitLease(writes, lone, key, inPlace, now);
-                    boolean admitted = local.takeOne(key, inPlace.take(), now, OneLimitLease.OUTCOME, one);
-                    breaker.succeeded(probe);
-                    return decidedInPlace(entityId, resource, one, admitted, writes, started, raise);
+                    one = new OneLimitLease(writes, lone, key, inPlace, now);
+                    admitted = local.takeOne(key, inPlace.take(), now, OneLimitLease.OUTCOME, one);
                 }
             } catch (RuntimeException | Error e) {
                 breaker.raised(probe, e);
@@ -92,7 +92,28 @@ final class Decider {
         } catch (StoreUnavailableException e) {
             return degraded(e, given, entityId, resource, consume, now, writes, started);
         }
-        return planned(given, entityId, resource, consume, lone, probe, now, writes, started, raise);
+        if (one == null) {
+            return planned(given, entityId, resource, consume, lone, probe, now, writes, started, raise);
+        }
+        breaker.succeeded(probe);
+        // the store counted the decision's usage itself
+        if (admitted) {
+            if (listener != null) {
+                notify(entityId, resource, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
+                        one.statuses(), writes, started);
+            }
+            return one;
+        }
+        if (raise) {
+            RateLimitExceededException refused = new RateLimitExceededException(OneLimitLease.REFUSAL, one);
+            notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refused.statuses(),
+                    writes, started);
+            return refused;
+        }
+        Refusal refusal = Refusal.explainedBy(OneLimitLease.REFUSAL, one);
+        notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refusal.statuses(),
+                writes, started);
+        return refusal;
     }
 
     /**
@@ -100,7 +121,8 @@ final class Decider {
      * {@code tryAcquire}, under the circuit breaker's {@code probe}. A method of its own, and one above the JIT's
      * size for inlining a frequent call (325 bytes of bytecode), so that it stays out of {@code attemptOnce}'s
      * compiled code: once planned calls were frequent too, inlining them there first spent the compiler's budget,
-     * left the in-place path's calls out of line and tripled the compiled method.
+     * left the in-place path's calls out of line and tripled the compiled method. ({@code attemptOnce} is above
+     * that size too, so that {@code acquire}, which raises its refusal, stays small enough to inline into callers.)
      */
     private Object planned(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
             RequestPlanner.PlanBasis lone, boolean probe, long now, LeaseWrites writes, long started, boolean raise) {
@@ -156,31 +178,6 @@ final class Decider {
         }
         notify(entityId, resource, Decision.Outcome.DEGRADED, List.of(), writes, started);
         return lease;
-    }
-
-    /**
-     * What follows a decision the store made in place (which counted its usage too): the listener, and the lease or
-     * the refusal.
-     */
-    private Object decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted,
-            LeaseWrites writes, long started, boolean raise) {
-        if (admitted) {
-            if (listener != null) {
-                notify(entityId, resource, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
-                        one.statuses(), writes, started);
-            }
-            return one;
-        }
-        if (raise) {
-            RateLimitExceededException refused = new RateLimitExceededException(OneLimitLease.REFUSAL, one);
-            notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refused.statuses(),
-                    writes, started);
-            return refused;
-        }
-        Refusal refusal = Refusal.explainedBy(OneLimitLease.REFUSAL, one);
-        notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refusal.statuses(),
-                writes, started);
-        return refusal;
     }
 
     /** Whether a concurrency limit is among the violations. */
