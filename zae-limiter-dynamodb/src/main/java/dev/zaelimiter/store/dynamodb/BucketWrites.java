@@ -96,7 +96,7 @@ final class BucketWrites {
             now = estimate.lastRefillMillis();         // not before the last write this process knows of
         }
         UpdateItemRequest request = BucketItems.consumes(debit)
-                ? items.update(debit, now, stamp, estimate, false) : null;
+                ? items.admission(debit, now, stamp, estimate, k == null ? now : k.learnedAt()) : null;
         if (request == null) {
             return settle(debit, now, stamp, StoredBucket.UNKNOWN, false);
         }
