@@ -108,6 +108,19 @@ final class BucketItems {
     }
 
     /**
+     * An admission's update, as {@link #update(BucketDebit, long, String, BucketState, boolean)}, from a
+     * {@code guess} this process learned at {@code learnedAt}. Knowledge as old as the item's deadline (the stamp's
+     * time to live) or the shortest idle horizon no longer shows that the item exists (DynamoDB's time to live may
+     * have deleted it): the update then may create it, as for an unknown bucket, so that a swept bucket costs one
+     * request, not a refused update, a read and a put.
+     */
+    UpdateItemRequest admission(BucketDebit debit, long now, String stamp, BucketState guess, long learnedAt) {
+        boolean unknown = guess == null
+                || now - learnedAt >= Math.min(stampTtlMillis, BucketLife.MIN_HORIZON_MILLIS);
+        return update(debit, now, stamp, guess, false, null, null, null, false, unknown);
+    }
+
+    /**
      * As {@link #update(BucketDebit, long, String, BucketState, boolean)}, also writing {@code marker} (when not
      * {@code null}) on the condition that the item does not have it yet, and removing the markers of corrections of
      * this process that have landed since its last write to the bucket.

@@ -2,6 +2,7 @@ package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.CorruptStateException;
 import dev.zaelimiter.StoreUnavailableException;
 import dev.zaelimiter.store.BucketState;
 import dev.zaelimiter.store.AcquireResult;
@@ -15,6 +16,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
@@ -96,7 +98,7 @@ final class BucketWrites {
             now = estimate.lastRefillMillis();         // not before the last write this process knows of
         }
         UpdateItemRequest request = BucketItems.consumes(debit)
-                ? items.update(debit, now, stamp, estimate, false) : null;
+                ? items.admission(debit, now, stamp, estimate, k == null ? now : k.learnedAt()) : null;
         if (request == null) {
             return settle(debit, now, stamp, StoredBucket.UNKNOWN, false);
         }
@@ -106,7 +108,7 @@ final class BucketWrites {
             known.reserve(debit, stamp, now);
         }
         try {
-            return admitted(debit, stamp, now, client.updateItem(request));
+            return admitted(debit, stamp, now, request, client.updateItem(request));
         } catch (ConditionalCheckFailedException e) {
             return settle(debit, now, stamp, StoredBucket.returned(e), expected);
         } finally {
@@ -116,11 +118,36 @@ final class BucketWrites {
         }
     }
 
-    private Outcome admitted(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
-        items.saw(debit.key(), response.attributes());
-        BucketState state = StoredBucket.decoded(response.attributes(), debit.limits(), now);
+    private Outcome admitted(BucketDebit debit, String stamp, long now, UpdateItemRequest request,
+            UpdateItemResponse response) {
+        BucketState state = answered(debit, now, request, response);
+        if (state == null) {
+            return new Outcome(true, read(debit, now));
+        }
         known.learnAdmitted(debit, stamp, state, now);
         return new Outcome(true, state);
+    }
+
+    /**
+     * The bucket that an update's answer shows at {@code now}, or {@code null} when an {@code UPDATED_NEW} answer
+     * lacks what reading the bucket needs (a limit's state, the parameters of a full-at point): the bucket is then
+     * forgotten, so that the next write treats it as unknown, rather than the call failing on an item that is sound.
+     */
+    private BucketState answered(BucketDebit debit, long now, UpdateItemRequest request,
+            UpdateItemResponse response) {
+        items.saw(debit.key(), response.attributes());
+        if (request.returnValues() != ReturnValue.UPDATED_NEW) {
+            return StoredBucket.decoded(response.attributes(), debit.limits(), now);
+        }
+        try {
+            if (StoredBucket.holdsEveryLimit(response.attributes(), debit.limits())) {
+                return StoredBucket.decoded(response.attributes(), debit.limits(), now);
+            }
+        } catch (CorruptStateException incomplete) {
+            log.debug("the answer for {} lacks what reading it needs: {}", debit.key(), incomplete.getMessage());
+        }
+        known.forget(debit.key());
+        return null;
     }
 
     /**
@@ -164,8 +191,9 @@ final class BucketWrites {
                     continue;
                 }
             }
+            UpdateItemRequest request = items.update(debit, at, stamp, state, false);
             try {
-                return admitted(debit, stamp, at, client.updateItem(items.update(debit, at, stamp, state, false)));
+                return admitted(debit, stamp, at, request, client.updateItem(request));
             } catch (ConditionalCheckFailedException lost) {
                 item = StoredBucket.returned(lost);
             }
@@ -444,9 +472,9 @@ final class BucketWrites {
         BucketState guess = known.estimate(debit, stamp, now);
         long guessedAt = guess == null ? now : guess.lastRefillMillis();
         Map<String, AttributeValue> item;
+        UpdateItemRequest first = items.update(debit, guessedAt, stamp, guess, marker, refund);
         try {
-            corrected(debit, stamp, guessedAt, client.updateItem(items.update(debit, guessedAt, stamp, guess, marker,
-                    refund)));
+            corrected(debit, stamp, guessedAt, first, client.updateItem(first));
             return;
         } catch (ConditionalCheckFailedException e) {
             item = StoredBucket.returned(e);
@@ -474,8 +502,9 @@ final class BucketWrites {
                     continue;
                 }
             }
+            UpdateItemRequest request = items.update(debit, at, stamp, state, marker, refund);
             try {
-                corrected(debit, stamp, at, client.updateItem(items.update(debit, at, stamp, state, marker, refund)));
+                corrected(debit, stamp, at, request, client.updateItem(request));
                 return;
             } catch (ConditionalCheckFailedException lost) {
                 item = StoredBucket.returned(lost);
@@ -498,9 +527,11 @@ final class BucketWrites {
         return new BucketState(state.lastRefillMillis(), limits);
     }
 
-    private void corrected(BucketDebit debit, String stamp, long now, UpdateItemResponse response) {
-        items.saw(debit.key(), response.attributes());
-        BucketState state = StoredBucket.decoded(response.attributes(), debit.limits(), now);
-        known.learn(debit.key(), stamp, state, now, 0);
+    private void corrected(BucketDebit debit, String stamp, long now, UpdateItemRequest request,
+            UpdateItemResponse response) {
+        BucketState state = answered(debit, now, request, response);
+        if (state != null) {
+            known.learn(debit.key(), stamp, state, now, 0);
+        }
     }
 }

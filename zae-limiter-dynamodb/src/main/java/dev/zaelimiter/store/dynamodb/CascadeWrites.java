@@ -172,8 +172,9 @@ final class CascadeWrites {
         }
         List<UpdateItemRequest> guessed = new ArrayList<>();
         for (int i = 0; i < debits.size() && debits.stream().allMatch(BucketItems::consumes); i++) {
-            BucketState guess = known.estimate(debits.get(i), stamps.get(i), now);
-            guessed.add(items.update(debits.get(i), now, stamps.get(i), guess, false));
+            KnownBuckets.Known k = known.get(debits.get(i).key(), stamps.get(i));
+            BucketState guess = k == null ? null : k.estimate(debits.get(i).limits(), now);
+            guessed.add(items.admission(debits.get(i), now, stamps.get(i), guess, k == null ? now : k.learnedAt()));
         }
         if (guessed.size() == debits.size() && !guessed.contains(null)) {
             List<TransactWriteItem> updates = new ArrayList<>();

@@ -220,7 +220,7 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public boolean deleteEntity(String entityId) {
-        return entities.delete(entityId);
+        return entities.delete(entityId, this::forget);
     }
 
     @Override
@@ -271,9 +271,14 @@ public final class DynamoDbStore implements LimiterStore {
 
     @Override
     public void deleteBucket(BucketKey key) {
+        forget(key);
+        calls.call("delete bucket", () -> client.deleteItem(b -> b.tableName(table).key(keys.bucket(key))));
+    }
+
+    /** Forgets what this process knows and holds of a bucket about to be deleted. */
+    private void forget(BucketKey key) {
         buckets.forget(key);
         reservations.forget(key);
-        calls.call("delete bucket", () -> client.deleteItem(b -> b.tableName(table).key(keys.bucket(key))));
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.zaelimiter.store.dynamodb;
 import dev.zaelimiter.Entity;
 import dev.zaelimiter.EntityExistsException;
 import dev.zaelimiter.EntityNotFoundException;
+import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -14,6 +15,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -57,8 +59,11 @@ final class EntityItems {
         config.invalidate(keys.entity(entity.id()));
     }
 
-    /** Deletes every item of the entity's partition, 25 per batch; whether the entity record was among them. */
-    boolean delete(String entityId) {
+    /**
+     * Deletes every item of the entity's partition, 25 per batch, first passing the key of each bucket among them to
+     * {@code forget}; whether the entity record was among them.
+     */
+    boolean delete(String entityId, Consumer<BucketKey> forget) {
         String table = calls.table();
         List<Map<String, AttributeValue>> items = calls.queryAll(QueryRequest.builder().tableName(table)
                 .keyConditionExpression("PK = :pk")
@@ -67,6 +72,12 @@ final class EntityItems {
                 .consistentRead(true)
                 .build());
         boolean existed = items.stream().anyMatch(item -> Keys.META.equals(item.get(Keys.SK).s()));
+        for (Map<String, AttributeValue> item : items) {
+            String sk = item.get(Keys.SK).s();
+            if (Keys.isBucketSk(sk)) {
+                forget.accept(Keys.bucketKey(entityId, sk));
+            }
+        }
         for (int i = 0; i < items.size(); i += 25) {
             List<WriteRequest> deletes = items.subList(i, Math.min(items.size(), i + 25)).stream()
                     .map(item -> WriteRequest.builder().deleteRequest(DeleteRequest.builder()

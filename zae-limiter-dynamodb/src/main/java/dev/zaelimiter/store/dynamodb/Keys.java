@@ -27,6 +27,7 @@ final class Keys {
     static final String GSI1SK = "GSI1SK";
     static final String META = "#META";
     static final String CONFIG = "#CFG";
+    static final String BUCKET = "#B#";
 
     private final String namespace;
 
@@ -56,7 +57,7 @@ final class Keys {
     }
 
     Map<String, AttributeValue> bucket(BucketKey key) {
-        return key(entityPk(key.entityId()), "#B#" + key.resource());
+        return key(entityPk(key.entityId()), BUCKET + key.resource());
     }
 
     Map<String, AttributeValue> config(ConfigScope scope) {
@@ -70,7 +71,12 @@ final class Keys {
     }
 
     static boolean isBucketSk(String sk) {
-        return sk.startsWith("#B#");
+        return sk.startsWith(BUCKET);
+    }
+
+    /** The bucket of {@code entityId} whose sort key is {@code sk} ({@link #isBucketSk}). */
+    static BucketKey bucketKey(String entityId, String sk) {
+        return new BucketKey(entityId, sk.substring(BUCKET.length()));
     }
 
     static Map<String, AttributeValue> key(String pk, String sk) {

@@ -145,6 +145,17 @@ final class StoredBucket {
         return states == null ? stored : new BucketState(stored.lastRefillMillis(), states);
     }
 
+    /** Whether {@code item} holds a state (a full-at point or a balance) for every limit of {@code limits} but slots. */
+    static boolean holdsEveryLimit(Map<String, AttributeValue> item, List<Limit> limits) {
+        for (Limit limit : limits) {
+            if (!limit.isConcurrency() && !item.containsKey(ItemCodec.FULL_AT + limit.name())
+                    && !item.containsKey(ItemCodec.BALANCE + limit.name())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static boolean expired(Map<String, AttributeValue> item, long now) {
         AttributeValue ttl = item.get(ItemCodec.TTL);
         return ttl != null && ItemCodec.longOf(ttl) * 1000 <= now;

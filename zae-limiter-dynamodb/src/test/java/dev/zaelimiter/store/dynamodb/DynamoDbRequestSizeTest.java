@@ -92,6 +92,23 @@ class DynamoDbRequestSizeTest {
         assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
     }
 
+    @Test
+    void aBucketSweptAfterAnIdleSpellIsCreatedAgainByOneUpdate() {
+        acquireOne();
+        acquireOne();
+        Map<String, AttributeValue> key = lastUpdate.key();
+        clock.advance(Duration.ofHours(2));
+        DynamoDbTestStores.client().deleteItem(b -> b.tableName(lastUpdate.tableName()).key(key));  // as its ttl
+        counter.reset();
+        acquireOne();
+        assertThat(counter.snapshot()).as("knowledge older than the stamp's time to live may create the item")
+                .containsEntry("UpdateItem", 1L).doesNotContainKeys("GetItem", "PutItem");
+        assertThat(limiter.available("e1", "one")).containsEntry("rpm", OPEN - 1);
+        acquireOne();
+        assertThat(lastUpdate.conditionExpression()).as("fresh knowledge: the short request again")
+                .doesNotContain("attribute_not_exists(PK)");
+    }
+
     private void acquireOne() {
         clock.advance(Duration.ofMillis(10));
         limiter.acquire("e1", "one", Map.of("rpm", 1L)).close();
