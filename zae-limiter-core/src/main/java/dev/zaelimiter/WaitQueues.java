@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongUnaryOperator;
-import java.util.function.Supplier;
+import java.util.function.LongFunction;
 
 /**
  * The callers of one process that wait for capacity, one queue per bucket. The waiters of a queue try the store one
@@ -51,6 +51,8 @@ final class WaitQueues {
         final AcquireRequest request;
         final long arrival;
         final long deadline;
+        /** When it arrived: its maxWait runs from here to {@link #deadline}. */
+        final long start;
         /** From when the request may pass, as far as this process knows. */
         long due;
         /** When the waiter's thread looks again: {@link #due} plus jitter. */
@@ -60,6 +62,7 @@ final class WaitQueues {
             this.request = request;
             this.arrival = arrival;
             this.deadline = deadline;
+            this.start = now;
             this.due = now;
             this.wake = now;
         }
@@ -87,21 +90,68 @@ final class WaitQueues {
         this.jitter = jitter;
     }
 
-    /** Runs {@code attempt} for {@code request} until it admits, waiting between rejections within its maxWait. */
-    Lease acquire(BucketKey key, AcquireRequest request, Supplier<Lease> attempt) {
+    /**
+     * Runs {@code attempt} for {@code request} until it admits, waiting between rejections within its maxWait. Each
+     * attempt may book up to its {@linkplain #horizon horizon} ahead; a booked lease is held, outside the queue,
+     * until its slot comes, and given back if the wait is interrupted.
+     */
+    Lease acquire(BucketKey key, AcquireRequest request, LongFunction<Lease> attempt) {
+        Lease lease = queued(key, request, attempt);
+        long wait = DefaultLease.bookedWaitMillis(lease);
+        if (wait > 0) {
+            awaitSlot(lease, wait);
+        }
+        return lease;
+    }
+
+    /**
+     * How far ahead {@code waiter} may book with {@code leftMillis} of its maxWait left: all of it at a priority
+     * above zero; at zero (the default) and below, at most its maxWait halved once for each level from one down, so
+     * that while a bucket is booked further ahead than that, only callers of a higher priority book it, in any
+     * process. The bound does not shrink as the wait goes on, so a waiter told to come back once the bucket's
+     * booking has shrunk to it finds room then.
+     */
+    private static long horizon(Waiter waiter, long leftMillis) {
+        if (leftMillis <= 0) {
+            return 0;
+        }
+        int priority = waiter.request.priority();
+        return priority > 0 ? leftMillis
+                : Math.min(leftMillis, (waiter.deadline - waiter.start) >> Math.min(62, 1 - (long) priority));
+    }
+
+    /** Waits for the slot a booked {@code lease} holds; gives the lease back when the wait is interrupted or fails. */
+    private void awaitSlot(Lease lease, long waitMillis) {
+        try {
+            if (sleeper != null) {
+                sleeper.sleep(Duration.ofMillis(waitMillis));
+            } else {
+                TimeUnit.MILLISECONDS.sleep(waitMillis);
+            }
+        } catch (InterruptedException e) {
+            lease.rollback();
+            Thread.currentThread().interrupt();
+            throw new AcquireInterruptedException(e);
+        } catch (RuntimeException | Error e) {
+            lease.rollback();
+            throw e;
+        }
+    }
+
+    private Lease queued(BucketKey key, AcquireRequest request, LongFunction<Lease> attempt) {
         long now = clock.millis();
         long deadline = now + Math.min(request.maxWait().toMillis(), Long.MAX_VALUE / 4);
         Waiter me = new Waiter(request, arrivals.incrementAndGet(), deadline, now);
         Queue queue = join(key, me);
         if (queue == null) {
-            return attempt.get();
+            return attempt.apply(0);
         }
         try {
             while (true) {
                 awaitTurn(queue, me);
                 RateLimitExceededException rejected = null;
                 try {
-                    return attempt.get();
+                    return attempt.apply(horizon(me, me.deadline - clock.millis()));
                 } catch (RateLimitExceededException e) {
                     rejected = e;
                 } finally {
@@ -118,12 +168,21 @@ final class WaitQueues {
                     doneTrying(queue);
                     throw rejected;
                 }
-                long wake = polling ? wait : Math.min(left, wait + jitter(wait));
-                refused(queue, me, at, at + wait, at + wake, polling);
+                refused(queue, me, at, wait, polling);
             }
         } finally {
             leave(key, queue, me);
         }
+    }
+
+    /**
+     * When a waiter whose rejection at {@code now} said {@code wait} tries again: when the store could book within
+     * the waiter's horizon (the wait is longer than the horizon), once the wait has shrunk to it; otherwise (the
+     * store books nothing for such a call) once the wait is over.
+     */
+    private static long dueAfter(Waiter waiter, long now, long wait, boolean polling) {
+        long horizon = polling ? 0 : horizon(waiter, waiter.deadline - now);
+        return now + (wait > horizon ? wait - horizon : wait);
     }
 
     /**
@@ -255,22 +314,25 @@ final class WaitQueues {
     }
 
     /**
-     * Records the rejection of {@code me} at {@code now}: it is due again at {@code due} and looks at {@code wake}.
-     * Every other waiter that asks at least as much of the same limits could not pass before {@code due} either, and
-     * is held back as long; one that could then no longer pass within its own deadline is made due at once, so that
-     * it fails at once on its own rejection. Pollers for a slot are held back at most to their deadline.
+     * Records the rejection of {@code me} at {@code now}, whose wait was {@code wait}: it is due again as
+     * {@link #dueAfter} says and looks a little later (jitter). Every other waiter that asks at least as much of the
+     * same limits could not pass before its own {@code dueAfter} the same wait either, and is held back as long; one
+     * that could then no longer pass within its own deadline is made due at once, so that it fails at once on its
+     * own rejection. Pollers for a slot are held back at most to their deadline.
      */
-    private static void refused(Queue queue, Waiter me, long now, long due, long wake, boolean polling) {
+    private void refused(Queue queue, Waiter me, long now, long wait, boolean polling) {
         queue.lock.lock();
         try {
-            me.due = due;
-            me.wake = wake;
+            me.due = dueAfter(me, now, wait, polling);
+            long delay = me.due - now;
+            me.wake = polling ? me.due : Math.min(me.deadline, me.due + jitter(delay));
             for (Waiter other : queue.waiters) {
                 if (other == me || !asksAtLeast(other.request, me.request)) {
                     continue;
                 }
+                long due = dueAfter(other, now, wait, polling);
                 long otherDue = Math.max(other.due, due);
-                long otherWake = Math.max(other.wake, wake);
+                long otherWake = Math.max(other.wake, due + me.wake - me.due);
                 if (otherDue > other.deadline) {
                     otherDue = polling ? other.deadline : now;
                     otherWake = otherDue;
