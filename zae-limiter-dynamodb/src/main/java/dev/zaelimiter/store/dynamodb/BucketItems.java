@@ -113,7 +113,15 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker) {
-        return update(debit, now, stamp, guess, correction, marker, null, null, false);
+        return update(debit, now, stamp, guess, correction, marker, null, null, false, 0);
+    }
+
+    /**
+     * As {@link #update(BucketDebit, long, String, BucketState, boolean)} for an admission that may book up to
+     * {@code horizonMillis} ahead ({@link BucketWrites#horizon}).
+     */
+    UpdateItemRequest booking(BucketDebit debit, long now, String stamp, BucketState guess, long horizonMillis) {
+        return update(debit, now, stamp, guess, false, null, null, null, false, horizonMillis);
     }
 
     /**
@@ -122,7 +130,7 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess, String marker,
             boolean refund) {
-        return update(debit, now, stamp, guess, true, marker, null, null, refund);
+        return update(debit, now, stamp, guess, true, marker, null, null, refund, 0);
     }
 
     /**
@@ -132,15 +140,17 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker, Holds.Exchange exchange, Boolean full) {
-        return update(debit, now, stamp, guess, correction, marker, exchange, full, false);
+        return update(debit, now, stamp, guess, correction, marker, exchange, full, false, 0);
     }
 
     private UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
-            boolean correction, String marker, Holds.Exchange exchange, Boolean full, boolean refund) {
+            boolean correction, String marker, Holds.Exchange exchange, Boolean full, boolean refund,
+            long horizonMillis) {
         if (debit.overridden() && !correction) {
             return null;
         }
-        BucketUpdate update = new BucketUpdate(debit, now, stamp, guess, correction, refund, stampTtlMillis);
+        BucketUpdate update = new BucketUpdate(debit, now, stamp, guess, correction, refund, stampTtlMillis,
+                horizonMillis);
         update.guarded();
         Map<String, Long> held = heldSeen.get(debit.key());
         for (Limit limit : debit.limits()) {
