@@ -19,18 +19,22 @@ import java.util.function.LongFunction;
 
 /**
  * The callers of one process that wait for capacity, one queue per bucket. The waiters of a queue try the store one
- * at a time. Each waiter is <em>due</em> once the wait its last rejection computed is over (a new waiter is due at
- * once), and of the waiters that are due, the one with the highest priority, then the longest waiting, tries next.
- * So a waiter that asks little and could pass now is never held back by one that asks more and cannot (no
- * head-of-line blocking), while priority still decides among those that could pass.
+ * at a time. Each try may <em>book</em> the call's slot up to the waiter's {@linkplain #horizon horizon} ahead
+ * ({@link dev.zaelimiter.store.LimiterStore#tryAcquire(List, long, long)}): the booked lease is then held, outside
+ * the queue, until its slot comes, and given back if that wait is interrupted. So waiters of every process are
+ * served in the order they reach the store, one store request each.
  *
- * <p>A rejected waiter sleeps for the wait the rejection computed, plus jitter so that processes do not retry in
- * step, and gives up at once, having booked nothing, when the computed wait (without jitter) is longer than what is
- * left of its {@code maxWait}; the jitter is cut to what is left, so it never turns a wait that fits into a
- * refusal. A rejection also holds back the other waiters of the queue that ask at least as much of the same limits
- * (they could not pass sooner), so that one refill is not met by a burst of store requests. Waits for a concurrency
- * slot have no computed end, so such a waiter polls until its deadline, and a lease closing in this process makes
- * every waiter of the bucket due at once. A queue holds at most {@code maxQueue} waiters.
+ * <p>A waiter the store does not book is <em>due</em> again once the wait its rejection computed has shrunk to its
+ * horizon (when the store could book it then), or is over (when the store books nothing for it: a quota, a slot, a
+ * store that keeps the interface's default); a new waiter is due at once. Of the waiters that are due, the one with
+ * the highest priority, then the longest waiting, tries next, so a waiter that asks little and could pass now is
+ * never held back by one that asks more and cannot. A waiter looks a little after it is due (jitter, so that
+ * processes do not retry in step), and gives up at once, having booked nothing, when the computed wait (without
+ * jitter) is longer than what is left of its {@code maxWait}; the jitter is cut to what is left, so it never turns a
+ * wait that fits into a refusal. A rejection also holds back the other waiters of the queue that ask at least as much
+ * of the same limits (they could not pass sooner), so that one refill is not met by a burst of store requests. Waits
+ * for a concurrency slot have no computed end, so such a waiter polls until its deadline, and a lease closing in this
+ * process makes every waiter of the bucket due at once. A queue holds at most {@code maxQueue} waiters.
  */
 final class WaitQueues {
 
