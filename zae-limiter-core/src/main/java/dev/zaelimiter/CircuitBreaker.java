@@ -234,6 +234,20 @@ public final class CircuitBreaker {
         }
     }
 
+    /**
+     * Ends a call that raised {@code e}: a failure of the store, a call refused before the store was asked, or any
+     * other answer.
+     */
+    void raised(boolean probe, Throwable e) {
+        if (e instanceof StoreUnavailableException) {
+            failed(probe);
+        } else if (e instanceof ValidationException) {
+            released(probe);
+        } else {
+            succeeded(probe);
+        }
+    }
+
     void failed(boolean probe) {
         if (!enabled) {
             return;

@@ -1,8 +1,8 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
-import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.LimiterStore;
@@ -76,41 +76,81 @@ final class Decider {
      */
     Object attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
             boolean raise, long horizonMillis) {
-        AcquireRequest request = given;
         UnavailablePolicy policy = given == null ? unavailable : unavailable.forCall(given.onUnavailable());
         LeaseWrites writes = policy == unavailable ? leaseWrites : leaseWrites.with(policy);
         long started = listener == null ? 0 : System.nanoTime();
-        RequestPlanner.Plan plan = null;
-        AcquireResult result = null;
-        OneLimitLease one = null;
-        boolean admitted;
         long now = clock.millis();
+        boolean probe;
+        RequestPlanner.PlanBasis lone;
+        OneLimitLease one = null;
+        boolean admitted = false;
         try {
-            boolean probe = breaker.enter();
+            probe = breaker.enter();
             try {
-                RequestPlanner.PlanBasis lone = given == null ? planner.lone(entityId, resource, consume)
-                        : planner.lone(given);
+                lone = given == null ? planner.lone(entityId, resource, consume) : planner.lone(given);
                 RequestPlanner.Amounts inPlace = lone == null || local == null || horizonMillis > 0 ? null
                         : RequestPlanner.oneLimit(lone, entityId, resource, consume, now);
                 if (inPlace != null) {
                     BucketKey key = new BucketKey(entityId, resource);
                     one = new OneLimitLease(writes, lone, key, inPlace, now);
                     admitted = local.takeOne(key, inPlace.take(), now, OneLimitLease.OUTCOME, one);
-                } else {
-                    request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
-                    plan = planner.plan(request, now, lone);
-                    result = horizonMillis > 0 ? store.tryAcquire(plan.debits(), now, horizonMillis)
-                            : store.tryAcquire(plan.debits(), now);
-                    admitted = result.admitted();
                 }
-            } catch (StoreUnavailableException e) {
-                breaker.failed(probe);
-                throw e;
-            } catch (ValidationException e) {
-                breaker.released(probe);                      // refused before the store was asked
-                throw e;
             } catch (RuntimeException | Error e) {
-                breaker.succeeded(probe);
+                breaker.raised(probe, e);
+                throw e;
+            }
+        } catch (ResourcePausedException e) {
+            notify(entityId, resource, Decision.Outcome.REFUSED, List.of(), writes, started);
+            throw e;
+        } catch (StoreUnavailableException e) {
+            return degraded(e, given, entityId, resource, consume, now, writes, started);
+        }
+        if (one == null) {
+            return planned(given, entityId, resource, consume, lone, probe, now, writes, started, raise,
+                    horizonMillis);
+        }
+        breaker.succeeded(probe);
+        // the store counted the decision's usage itself
+        if (admitted) {
+            if (listener != null) {
+                notify(entityId, resource, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
+                        one.statuses(), writes, started);
+            }
+            return one;
+        }
+        if (raise) {
+            RateLimitExceededException refused = new RateLimitExceededException(OneLimitLease.REFUSAL, one);
+            notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refused.statuses(),
+                    writes, started);
+            return refused;
+        }
+        Refusal refusal = Refusal.explainedBy(OneLimitLease.REFUSAL, one);
+        notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refusal.statuses(),
+                writes, started);
+        return refusal;
+    }
+
+    /**
+     * {@link #attemptOnce} for a call the store does not decide in place: planned, and decided by the store's
+     * {@code tryAcquire}, under the circuit breaker's {@code probe}. A method of its own, and one above the JIT's
+     * size for inlining a frequent call (325 bytes of bytecode), so that it stays out of {@code attemptOnce}'s
+     * compiled code: once planned calls were frequent too, inlining them there first spent the compiler's budget,
+     * left the in-place path's calls out of line and tripled the compiled method. ({@code attemptOnce} is above
+     * that size too, so that {@code acquire}, which raises its refusal, stays small enough to inline into callers.)
+     */
+    private Object planned(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
+            RequestPlanner.PlanBasis lone, boolean probe, long now, LeaseWrites writes, long started, boolean raise,
+            long horizonMillis) {
+        RequestPlanner.Plan plan;
+        AcquireResult result;
+        try {
+            try {
+                AcquireRequest request = given != null ? given : AcquireRequest.of(entityId, resource, consume);
+                plan = planner.plan(request, now, lone);
+                result = horizonMillis > 0 ? store.tryAcquire(plan.debits(), now, horizonMillis)
+                        : store.tryAcquire(plan.debits(), now);
+            } catch (RuntimeException | Error e) {
+                breaker.raised(probe, e);
                 throw e;
             }
             breaker.succeeded(probe);
@@ -118,18 +158,9 @@ final class Decider {
             notify(entityId, resource, Decision.Outcome.REFUSED, List.of(), writes, started);
             throw e;
         } catch (StoreUnavailableException e) {
-            request = request != null ? request : AcquireRequest.of(entityId, resource, consume);
-            Lease lease = writes.policy().admit(e, request);
-            if (usage != null) {
-                usage.degraded(request, now);
-            }
-            notify(entityId, resource, Decision.Outcome.DEGRADED, List.of(), writes, started);
-            return lease;
+            return degraded(e, given, entityId, resource, consume, now, writes, started);
         }
-        if (one != null) {
-            return decidedInPlace(entityId, resource, one, admitted, writes, started, raise);
-        }
-        if (!admitted) {
+        if (!result.admitted()) {
             List<LimitStatus> statuses = RequestPlanner.statuses(plan, result.buckets(), false);
             if (usage != null) {
                 usage.refused(statuses, now);
@@ -153,29 +184,16 @@ final class Decider {
         return lease;
     }
 
-    /**
-     * What follows a decision the store made in place (which counted its usage too): the listener, and the lease or
-     * the refusal.
-     */
-    private Object decidedInPlace(String entityId, String resource, OneLimitLease one, boolean admitted,
-            LeaseWrites writes, long started, boolean raise) {
-        if (admitted) {
-            if (listener != null) {
-                notify(entityId, resource, one.bypassed() ? Decision.Outcome.BYPASSED : Decision.Outcome.ADMITTED,
-                        one.statuses(), writes, started);
-            }
-            return one;
+    /** A call the store could not decide: the lease the unavailability policy gives (or its exception). */
+    private Lease degraded(StoreUnavailableException e, AcquireRequest given, String entityId, String resource,
+            Map<String, Long> consume, long now, LeaseWrites writes, long started) {
+        AcquireRequest request = given != null ? given : AcquireRequest.of(entityId, resource, consume);
+        Lease lease = writes.policy().admit(e, request);
+        if (usage != null) {
+            usage.degraded(request, now);
         }
-        if (raise) {
-            RateLimitExceededException refused = new RateLimitExceededException(OneLimitLease.REFUSAL, one);
-            notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refused.statuses(),
-                    writes, started);
-            return refused;
-        }
-        Refusal refusal = Refusal.explainedBy(OneLimitLease.REFUSAL, one);
-        notify(entityId, resource, Decision.Outcome.REFUSED, listener == null ? List.of() : refusal.statuses(),
-                writes, started);
-        return refusal;
+        notify(entityId, resource, Decision.Outcome.DEGRADED, List.of(), writes, started);
+        return lease;
     }
 
     /**

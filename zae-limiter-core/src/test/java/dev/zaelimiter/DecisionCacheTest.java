@@ -86,24 +86,7 @@ class DecisionCacheTest {
     @Test
     void whileNoConfigurationChangesTheStoreIsNotAskedForIt() {
         AtomicInteger loads = new AtomicInteger();
-        LimiterStore counted = new ForwardingStore() {
-            @Override
-            protected LimiterStore delegate() {
-                return store;
-            }
-
-            @Override
-            public ConfigSnapshot loadConfig(String entityId, String resource) {
-                loads.incrementAndGet();
-                return store.loadConfig(entityId, resource);
-            }
-
-            @Override
-            protected boolean forwardsConfigVersion() {
-                return true;
-            }
-        };
-        RateLimiter limiter = RateLimiter.builder().store(counted).clock(clock).build();
+        RateLimiter limiter = RateLimiter.builder().store(countingLoads(loads)).clock(clock).build();
         limiter.acquire("user-1", "api", ONE).close();
 
         loads.set(0);
@@ -131,6 +114,42 @@ class DecisionCacheTest {
         loads.set(0);
         limiter.acquire("user-1", "api", ONE).close();
         assertThat(loads).as("the others, after a call of an entity whose own levels were emptied").hasValue(0);
+    }
+
+    @Test
+    void aDeletedEntityIsResolvedAsSharedAgain() {
+        AtomicInteger loads = new AtomicInteger();
+        RateLimiter limiter = RateLimiter.builder().store(countingLoads(loads)).clock(clock).build();
+        limiter.admin().createEntity("user-8");
+        limiter.admin().setLimits("user-8", "api", List.of(Limit.perMinute("rpm", 5)));
+        assertThat(limiter.acquire("user-8", "api", ONE).statuses().get(0).capacity()).isEqualTo(5);
+
+        limiter.admin().deleteEntity("user-8");
+        assertThat(limiter.acquire("user-8", "api", ONE).statuses().get(0).capacity()).isEqualTo(100);
+        loads.set(0);
+        limiter.acquire("user-8", "api", ONE).close();
+        limiter.acquire("user-8", "api", ONE).close();
+        assertThat(loads).as("an entity whose record and levels were deleted").hasValue(0);
+    }
+
+    private LimiterStore countingLoads(AtomicInteger loads) {
+        return new ForwardingStore() {
+            @Override
+            protected LimiterStore delegate() {
+                return store;
+            }
+
+            @Override
+            public ConfigSnapshot loadConfig(String entityId, String resource) {
+                loads.incrementAndGet();
+                return store.loadConfig(entityId, resource);
+            }
+
+            @Override
+            protected boolean forwardsConfigVersion() {
+                return true;
+            }
+        };
     }
 
     @Test

@@ -17,7 +17,8 @@ import java.util.List;
  * {@code jmh}, the in-memory JMH suite ({@link dev.zaelimiter.benchmarks.jmh.JmhSuite}); with {@code calls}, one of
  * its in-memory calls in a plain loop ({@link dev.zaelimiter.benchmarks.jmh.CallCount}); with {@code redis}, the Redis
  * store beside bucket4j's Lettuce backend ({@link RedisBenchmark}); with {@code redis-saturation}, both under
- * saturation ({@link RedisSaturationBenchmark}).
+ * saturation ({@link RedisSaturationBenchmark}); with {@code dynamodb-latency}, calls of each kind through a delaying
+ * proxy, as at a real round trip ({@link DynamoDbLatencyBenchmark}).
  *
  * <pre>
  * java -jar benchmarks/target/zae-limiter-benchmarks.jar [--slice-ms=2500] [--rounds=5] [--warmup-ms=5000]
@@ -53,6 +54,10 @@ public final class DynamoDbBenchmark {
         }
         if (args.length > 0 && args[0].equals("redis-saturation")) {
             RedisSaturationBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("dynamodb-latency")) {
+            DynamoDbLatencyBenchmark.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("hot-bucket")) {

@@ -78,7 +78,8 @@ public final class RedisBenchmark {
      * The run's figures: per kind, and per side the client's commands by type and the server's script runs
      * ({@code EVALSHA} and {@code EVAL} calls in {@code INFO commandstats}) over the measured rounds.
      */
-    record Result(Map<Kind, Figures> kinds, Map<Side, Map<String, Long>> clientCommands, long serverScriptRuns) {
+    record Result(Map<Kind, Figures> kinds, Map<Side, Map<String, Long>> clientCommands, long serverScriptRuns,
+            Map<String, ServerTime> serverTimes) {
 
         long clientScriptRuns() {
             long runs = 0;
@@ -86,6 +87,14 @@ public final class RedisBenchmark {
                 runs += byType.getOrDefault("EVALSHA", 0L) + byType.getOrDefault("EVAL", 0L);
             }
             return runs;
+        }
+    }
+
+    /** A command's calls and the microseconds the server spent in them ({@code INFO commandstats}). */
+    record ServerTime(long calls, long micros) {
+
+        double microsPerCall() {
+            return calls == 0 ? 0 : (double) micros / calls;
         }
     }
 
@@ -164,17 +173,19 @@ public final class RedisBenchmark {
             }
             Map<Side, Map<String, Long>> before = Map.of(Side.OURS, ours.counter.snapshot(),
                     Side.BUCKET4J, bucket4j.counter.snapshot());
-            long scriptsBefore = serverScriptRuns(info.sync().info("commandstats"));
+            String statsBefore = info.sync().info("commandstats");
             for (int r = 0; r < settings.rounds(); r++) {
                 progress.printf("round %d of %d%n", r + 1, settings.rounds());
                 round(kinds, decisions, peersOf, settings, random, measured);
             }
-            long serverScripts = serverScriptRuns(info.sync().info("commandstats")) - scriptsBefore;
+            String statsAfter = info.sync().info("commandstats");
+            long serverScripts = serverScriptRuns(statsAfter) - serverScriptRuns(statsBefore);
             Map<Side, Map<String, Long>> clientCommands = new TreeMap<>();
             clientCommands.put(Side.OURS, RequestCounter.difference(ours.counter.snapshot(), before.get(Side.OURS)));
             clientCommands.put(Side.BUCKET4J, RequestCounter.difference(bucket4j.counter.snapshot(),
                     before.get(Side.BUCKET4J)));
-            return new Result(measured, clientCommands, serverScripts);
+            return new Result(measured, clientCommands, serverScripts,
+                    serverTimes(statsBefore, statsAfter));
         }
     }
 
@@ -230,6 +241,36 @@ public final class RedisBenchmark {
         return runs;
     }
 
+    /** Per command type, what the server spent between two {@code INFO commandstats} answers. */
+    static Map<String, ServerTime> serverTimes(String before, String after) {
+        Map<String, ServerTime> then = serverTimes(before);
+        Map<String, ServerTime> times = new TreeMap<>();
+        serverTimes(after).forEach((command, now) -> {
+            ServerTime was = then.getOrDefault(command, new ServerTime(0, 0));
+            if (now.calls() > was.calls()) {
+                times.put(command, new ServerTime(now.calls() - was.calls(), now.micros() - was.micros()));
+            }
+        });
+        return times;
+    }
+
+    private static Map<String, ServerTime> serverTimes(String commandstats) {
+        Map<String, ServerTime> times = new TreeMap<>();
+        for (String line : commandstats.split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+                String command = line.substring("cmdstat_".length(), line.indexOf(':')).toUpperCase(Locale.ROOT);
+                times.put(command, new ServerTime(field(line, "calls"), field(line, "usec")));
+            }
+        }
+        return times;
+    }
+
+    private static long field(String line, String name) {
+        int at = line.indexOf(name + "=") + name.length() + 1;
+        int end = line.indexOf(',', at);
+        return Long.parseLong(line.substring(at, end < 0 ? line.length() : end));
+    }
+
     private static String version(RedisServer server) {
         try (RedisClient client = RedisClient.create(server.uri());
              StatefulRedisConnection<String, String> c = client.connect()) {
@@ -265,6 +306,11 @@ public final class RedisBenchmark {
         out.append(String.join("; ", sides));
         out.append(String.format(Locale.ROOT, ". Script runs (EVALSHA + EVAL): %d counted by the clients, %d by the"
                 + " server's INFO commandstats.%n", result.clientScriptRuns(), result.serverScriptRuns()));
+        List<String> times = new ArrayList<>();
+        result.serverTimes().forEach((command, time) -> times.add(String.format(Locale.ROOT, "%s %d calls, %.2f µs",
+                command, time.calls(), time.microsPerCall())));
+        out.append("\nServer time per call over the measured rounds (INFO commandstats usec_per_call; ours: EVALSHA,"
+                + " bucket4j: GET + EVAL): ").append(String.join("; ", times)).append(".\n");
         return out.toString();
     }
 }

@@ -46,10 +46,7 @@ final class LimiterStoreConfigurations {
     @Conditional(DynamoDbChosen.class)
     static class DynamoDb {
 
-        /** The name of the store bean this configuration makes. */
-        static final String STORE_BEAN = "limiterStore";
-
-        @Bean(STORE_BEAN)
+        @Bean(StoreBeans.STORE_BEAN)
         DynamoDbStore limiterStore(DynamoDbClient dynamoDbClient, ZaeLimiterProperties properties,
                 ObjectProvider<Clock> clock, Environment environment, ObjectProvider<StoreSetup> setup,
                 org.springframework.beans.factory.config.ConfigurableListableBeanFactory beanFactory) {
@@ -57,12 +54,7 @@ final class LimiterStoreConfigurations {
             String name = dynamodb.getTable() != null ? dynamodb.getTable() : "zae-limiter";
             String table = name.startsWith("arn:") ? name : tablePrefix(environment) + name;
             DynamoDbStore.Builder builder = DynamoDbStore.builder();
-            try {
-                builder.requestTimeout(properties.getStoreTimeout());
-            } catch (ValidationException e) {
-                throw new InvalidDeclarationException("zae.limiter.store-timeout", "is '" + properties.getStoreTimeout()
-                        + "'; a deadline is more than zero, such as 500ms");
-            }
+            StoreBeans.requestTimeout(properties, builder::requestTimeout);
             DynamoDbStore store = InvalidDeclarationException.check(DynamoDb::property, () -> builder
                     .client(dynamoDbClient)
                     .table(table)
@@ -74,14 +66,7 @@ final class LimiterStoreConfigurations {
                             properties.getUsage().getDayRetention())
                     .auditRetention(properties.getAudit().getRetention())
                     .build());
-            StoreSetup deferred = setup.getIfUnique();
-            if (deferred != null) {
-                deferred.manages(store);
-                // the set-up uses the store until it is closed: close it first, the store after
-                for (String setupBean : beanFactory.getBeanNamesForType(StoreSetup.class, false, false)) {
-                    beanFactory.registerDependentBean(STORE_BEAN, setupBean);
-                }
-            }
+            StoreSetup deferred = StoreBeans.attachSetup(store, setup, beanFactory);
             if (dynamodb.isCreateTable()) {
                 try {
                     store.createTableIfMissing();

@@ -52,26 +52,21 @@ class RedisStoreConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(RedisStoreConfiguration.class);
 
-    @Bean(LimiterStoreConfigurations.DynamoDb.STORE_BEAN)
+    @Bean(StoreBeans.STORE_BEAN)
     RedisStore limiterStore(ZaeLimiterProperties properties, ObjectProvider<Clock> clock, Environment environment,
             ObjectProvider<StoreSetup> setup, ConfigurableListableBeanFactory beanFactory) {
         RedisStore.Builder builder = RedisStore.builder();
-        try {
-            builder.requestTimeout(properties.getStoreTimeout());
-        } catch (ValidationException e) {
-            throw new InvalidDeclarationException("zae.limiter.store-timeout", "is '" + properties.getStoreTimeout()
-                    + "'; a deadline is more than zero, such as 500ms");
-        }
+        StoreBeans.requestTimeout(properties, builder::requestTimeout);
         ZaeLimiterProperties.Redis redis = properties.getRedis();
         String prefix = redis.getKeyPrefix() != null ? redis.getKeyPrefix() : "zae:" + properties.getNamespace();
         RedisConnection connection = RedisConnection.find(redis.getUrl(), beanFactory, environment);
         if (connection.client() instanceof RedisClusterClient cluster) {
             builder.clusterClient(cluster);
-            beanFactory.registerDependentBean(connection.bean(), LimiterStoreConfigurations.DynamoDb.STORE_BEAN);
+            beanFactory.registerDependentBean(connection.bean(), StoreBeans.STORE_BEAN);
         } else if (connection.client() != null) {
             builder.client((RedisClient) connection.client());
             // the store's connection runs on the application's client: close the store before it
-            beanFactory.registerDependentBean(connection.bean(), LimiterStoreConfigurations.DynamoDb.STORE_BEAN);
+            beanFactory.registerDependentBean(connection.bean(), StoreBeans.STORE_BEAN);
         } else {
             builder.uri(connection.uri());
         }
@@ -82,13 +77,7 @@ class RedisStoreConfiguration {
                 .usageRetention(properties.getUsage().getHourRetention(), properties.getUsage().getDayRetention())
                 .auditRetention(properties.getAudit().getRetention())
                 .build());
-        StoreSetup deferred = setup.getIfUnique();
-        if (deferred != null) {
-            deferred.manages(store);
-            for (String setupBean : beanFactory.getBeanNamesForType(StoreSetup.class, false, false)) {
-                beanFactory.registerDependentBean(LimiterStoreConfigurations.DynamoDb.STORE_BEAN, setupBean);
-            }
-        }
+        StoreBeans.attachSetup(store, setup, beanFactory);
         log.info("zae-limiter uses the Redis store: {}, key prefix '{}'", connection.description(), prefix);
         return store;
     }

@@ -27,7 +27,11 @@ final class MemoryConfig {
 
     private final ConcurrentHashMap<ConfigScope, LevelConfig> config = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Entity> entities = new ConcurrentHashMap<>();
-    /** Entities with a record or a level of their own (possibly emptied since): their snapshots are read in full. */
+    /**
+     * Entities with a record or a level of their own (possibly emptied since): their snapshots are read in full. A
+     * deleted entity leaves it. Writes are serialized on this object, so that a deletion cannot undo a concurrent
+     * write's mark.
+     */
     private final ConcurrentHashMap<String, Boolean> configured = new ConcurrentHashMap<>();
     /** Per resource, the snapshot of every entity that configures nothing, as of {@link #configVersion}. */
     private final ConcurrentHashMap<String, SharedSnapshot> sharedSnapshots = new ConcurrentHashMap<>();
@@ -82,7 +86,7 @@ final class MemoryConfig {
         updateLevel(scope, level -> level.withPausedUntil(until));
     }
 
-    private void updateLevel(ConfigScope scope, UnaryOperator<LevelConfig> change) {
+    private synchronized void updateLevel(ConfigScope scope, UnaryOperator<LevelConfig> change) {
         if (scope.isEntity()) {
             configured.put(scope.entityId(), Boolean.TRUE);
         }
@@ -97,7 +101,7 @@ final class MemoryConfig {
         configVersion = configVersion + 1;
     }
 
-    void createEntity(Entity entity) {
+    synchronized void createEntity(Entity entity) {
         configured.put(entity.id(), Boolean.TRUE);
         if (entities.putIfAbsent(entity.id(), entity) != null) {
             throw new EntityExistsException(entity.id());
@@ -109,16 +113,17 @@ final class MemoryConfig {
         return Optional.ofNullable(entities.get(entityId));
     }
 
-    void updateEntity(Entity entity) {
+    synchronized void updateEntity(Entity entity) {
         if (entities.replace(entity.id(), entity) == null) {
             throw new EntityNotFoundException(entity.id());
         }
         configChanged();
     }
 
-    boolean deleteEntity(String entityId) {
+    synchronized boolean deleteEntity(String entityId) {
         boolean existed = entities.remove(entityId) != null;
         config.keySet().removeIf(scope -> entityId.equals(scope.entityId()));
+        configured.remove(entityId);
         configChanged();
         return existed;
     }

@@ -90,8 +90,9 @@ final class BucketItems {
     /**
      * One conditional {@code UpdateItem} ({@link BucketUpdate}) that applies {@code debit} at {@code now} without a
      * read, or {@code null} when it cannot be admitted (it asks a hard limit for more than its capacity). Every write
-     * is guarded by the item's stamp and deadline; an admission may also create a missing item (unless it takes a
-     * slot, which needs the holders map). Per dripping limit the write assumes, from {@code guess}, that the bucket
+     * is guarded by the item's stamp and deadline; an admission without a {@code guess} may also create a missing
+     * item (unless it takes a slot, which needs the holders map); with one the item is known to exist, and should it
+     * have gone since, the write is refused and the item is written whole. Per dripping limit the write assumes, from {@code guess}, that the bucket
      * is full (its full-at point is set from now) or not (the point moves on), and the condition checks the
      * assumption; a quota balance starts at its capacity when missing.
      *
@@ -113,7 +114,7 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker) {
-        return update(debit, now, stamp, guess, correction, marker, null, null, false, 0);
+        return update(debit, now, stamp, guess, correction, marker, null, null, false, guess == null, 0);
     }
 
     /**
@@ -121,7 +122,7 @@ final class BucketItems {
      * {@code horizonMillis} ahead ({@link BucketWrites#horizon}).
      */
     UpdateItemRequest booking(BucketDebit debit, long now, String stamp, BucketState guess, long horizonMillis) {
-        return update(debit, now, stamp, guess, false, null, null, null, false, horizonMillis);
+        return update(debit, now, stamp, guess, false, null, null, null, false, guess == null, horizonMillis);
     }
 
     /**
@@ -130,7 +131,7 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess, String marker,
             boolean refund) {
-        return update(debit, now, stamp, guess, true, marker, null, null, refund, 0);
+        return update(debit, now, stamp, guess, true, marker, null, null, refund, false, 0);
     }
 
     /**
@@ -140,12 +141,17 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker, Holds.Exchange exchange, Boolean full) {
-        return update(debit, now, stamp, guess, correction, marker, exchange, full, false, 0);
+        return update(debit, now, stamp, guess, correction, marker, exchange, full, false, true, 0);
     }
 
+    /**
+     * @param unknown whether the item may be missing as far as this process knows: an admission then may create it.
+     *                A guess of this process (the item existed at its last write) leaves the creating clauses out;
+     *                should the item have gone since, the write is refused and the item is written whole.
+     */
     private UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker, Holds.Exchange exchange, Boolean full, boolean refund,
-            long horizonMillis) {
+            boolean unknown, long horizonMillis) {
         if (debit.overridden() && !correction) {
             return null;
         }
@@ -159,7 +165,7 @@ final class BucketItems {
                 return null;
             }
         }
-        boolean mayCreate = !correction && !debit.takesSlots();
+        boolean mayCreate = unknown && !correction && !debit.takesSlots();
         if (mayCreate) {
             update.creatable();
         }

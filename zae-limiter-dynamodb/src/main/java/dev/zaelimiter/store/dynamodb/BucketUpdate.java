@@ -37,6 +37,12 @@ final class BucketUpdate {
     private final String stampValue;
     /** Whether a dripping limit may be left owing more than its capacity: a debit not held to its balance. */
     private boolean owing;
+    /**
+     * Whether the response must return the whole item: some limit's state is not all written by this update (a limit
+     * left untouched keeps its consumption, slots and holds live in maps). Otherwise the attributes the update writes
+     * are all that reading the bucket needs, and only they come back.
+     */
+    private boolean returnsWholeItem;
 
     /**
      * @param guess      the bucket as this process believes it is at {@code now}; {@code null}: assumed full
@@ -93,10 +99,12 @@ final class BucketUpdate {
     boolean limit(Limit limit, Holds.Exchange x, Boolean full, Map<String, Long> held) {
         long amount = debit.amountsMilli().getOrDefault(limit.name(), 0L);
         if (amount == 0 && x == null) {
+            returnsWholeItem = true;
             untouched(limit);
             return true;
         }
         if (limit.isConcurrency()) {
+            returnsWholeItem = true;
             slot(limit, amount);
             return true;
         }
@@ -106,6 +114,7 @@ final class BucketUpdate {
         }
         Limits.Parameters p = Limits.parametersAt(limit, now);
         if (debit.countOnly()) {
+            returnsWholeItem = true;
             counted(limit, p);
             return true;
         }
@@ -114,11 +123,14 @@ final class BucketUpdate {
         if (hard && amount > p.capacityMilli()) {
             return false;
         }
+        // a session's start is written only when one opens
+        returnsWholeItem |= limit.resetAfter().isPresent();
         if (correction && amount > 0 && limit.resetAfter().isPresent()) {
             // a debit outside a session starts one, which a whole rewrite does (and sets the deadline to its end)
             e.onItem.add("attribute_exists(" + e.name(ItemCodec.WINDOW + limit.name()) + ")");
         }
         if (p.drips() && limit.localReservations()) {
+            returnsWholeItem = true;
             long heldSeen = held == null ? 0 : held.getOrDefault(limit.name(), 0L);
             boolean isFull = full != null ? full
                     : DripClauses.fullFor(guess, heldSeen, limit.name(), counted, p.capacityMilli());
@@ -232,9 +244,9 @@ final class BucketUpdate {
         return UpdateItemRequest.builder().tableName(table).key(key)
                 .updateExpression(e.update())
                 .conditionExpression(condition)
-                .expressionAttributeNames(e.names)
+                .expressionAttributeNames(e.names())
                 .expressionAttributeValues(e.values)
-                .returnValues(ReturnValue.ALL_NEW)
+                .returnValues(returnsWholeItem ? ReturnValue.ALL_NEW : ReturnValue.UPDATED_NEW)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .build();
     }

@@ -470,7 +470,7 @@ final class BucketWrites {
             try {
                 client.updateItem(b -> b.tableName(items.table()).key(items.key(debit))
                         .updateExpression(e.update()).conditionExpression(e.onItem.toString())
-                        .expressionAttributeNames(e.names).expressionAttributeValues(e.values));
+                        .expressionAttributeNames(e.names()).expressionAttributeValues(e.values));
             } catch (ConditionalCheckFailedException expired) {
                 held = false;
             }

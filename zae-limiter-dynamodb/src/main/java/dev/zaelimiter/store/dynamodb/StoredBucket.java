@@ -26,7 +26,8 @@ final class StoredBucket {
     }
 
     /**
-     * Whether the item must be written whole rather than updated: it is of another configuration or format, its
+     * Whether the item must be written whole rather than updated: there is none, it is of another configuration or
+     * format, its
      * deadline passed, it expired, the debit starts a session or takes a slot the stored form cannot take
      * (a holders map missing or holding expired slots), or a per-call override decides the call (the bucket is
      * then written as kept, see {@link BucketState#debitedKept}).
@@ -37,7 +38,7 @@ final class StoredBucket {
             return true;
         }
         if (item == null) {
-            return correction || debit.takesSlots();
+            return true;
         }
         AttributeValue storedStamp = item.get(ItemCodec.STAMP);
         AttributeValue deadline = item.get(ItemCodec.DEADLINE);

@@ -165,8 +165,13 @@ public final class Dynalite implements AutoCloseable {
 
     /** A new client for the server, with its own connection pool and the given interceptors. */
     public DynamoDbClient client(ExecutionInterceptor... interceptors) {
+        return client(endpoint(), interceptors);
+    }
+
+    /** A new client for a server at {@code endpoint} (this one, or a proxy in front of it), as {@link #client}. */
+    public static DynamoDbClient client(URI endpoint, ExecutionInterceptor... interceptors) {
         return DynamoDbClient.builder()
-                .endpointOverride(endpoint())
+                .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .overrideConfiguration(c -> {

@@ -26,10 +26,14 @@ final class BucketScript {
     private static final RedisCalls.Script SCRIPT = RedisCalls.Script.load("bucket");
 
     /**
-     * What a run in decide mode answered: the states it wrote, or (nothing written) the buckets as they are and
-     * whether it refused the call on them (else it declined to decide).
+     * What a run in decide mode answered: that it made the caller's own writes ({@link #AS_SENT}), the states it
+     * wrote, or (nothing written) the buckets as they are and whether it refused the call on them (else it declined
+     * to decide).
      */
-    record ServerAnswer(BucketState[] written, KnownBucket[] current, boolean refused) {
+    record ServerAnswer(BucketState[] written, KnownBucket[] current, boolean refused, boolean asSent) {
+
+        /** The caller's own writes were made: every bucket was as it knew it. */
+        static final ServerAnswer AS_SENT = new ServerAnswer(null, null, false, true);
     }
 
     private final RedisCalls redis;
@@ -48,7 +52,8 @@ final class BucketScript {
 
     /** Whether every bucket of {@code debits} lies in one slot (always, off a cluster). */
     boolean oneSlot(List<BucketDebit> debits) {
-        return redis.bySlot(debits.stream().map(d -> keys.bucket(d.key())).toList()).size() == 1;
+        return debits.size() == 1 || !redis.cluster()
+                || redis.bySlot(debits.stream().map(d -> keys.bucket(d.key())).toList()).size() == 1;
     }
 
     /**
@@ -65,6 +70,7 @@ final class BucketScript {
         List<String> k = new ArrayList<>(n);
         List<List<String>> perBucket = new ArrayList<>(n);
         String[] tokens = new String[n];
+        KnownBucket[] asWritten = new KnownBucket[n];
         for (int i = 0; i < n; i++) {
             BucketDebit d = debits.get(i);
             k.add(keys.bucket(d.key()));
@@ -78,13 +84,7 @@ final class BucketScript {
                 continue;
             }
             tokens[i] = newToken();
-            long endsAfter = BucketLife.endsAfter(d.kept(), write.lastRefillMillis());
-            args.add(tokens[i]);
-            args.add(Codec.state(write, Codec.slotLimits(d.kept())));
-            args.add(Long.toString(endsAfter));
-            args.add(Long.toString(Expiry.timeToLive(write, d.kept(), endsAfter, now)));
-            args.add(server.stamp(d.kept()));
-            args.add(ServerDecision.text(ServerDecision.deadline(d.kept(), write.lastRefillMillis())));
+            asWritten[i] = writeArguments(args, d, tokens[i], write, now);
         }
         List<int[]> groups = redis.bySlot(k);
         List<List<Object>> replies = new ArrayList<>(groups.size());
@@ -122,11 +122,11 @@ final class BucketScript {
             if (((Long) reply.get(0)) == 1L) {
                 for (int i : group) {
                     written[i] = tokens[i] != null;
-                    List<Limit> kept = debits.get(i).kept();
-                    long at = tokens[i] == null ? 0 : writes[i].lastRefillMillis();
-                    seen.remember(debits.get(i).key(), tokens[i] == null ? known[i].learned(now) : new KnownBucket(
-                            tokens[i], BucketLife.endsAfter(kept, at), writes[i], Codec.slotLimits(kept), now,
-                            server.stamp(kept), ServerDecision.deadline(kept, at)));
+                    if (tokens[i] == null) {
+                        seen.remember(debits.get(i).key(), known[i].learned(now));
+                    } else {
+                        seen.remember(debits.get(i).key(), asWritten[i]);
+                    }
                 }
                 continue;
             }
@@ -144,21 +144,48 @@ final class BucketScript {
         return current;
     }
 
-    /** One run of the script in decide mode ({@link ServerDecision}) for {@code debits} at {@code now}. */
-    ServerAnswer decide(List<BucketDebit> debits, String mode, long now) {
-        List<String> k = new ArrayList<>(debits.size() + 1);
-        List<String> args = new ArrayList<>(3 + debits.size() * 20);
-        args.add(Integer.toString(debits.size()));
+    /**
+     * One run of the script in decide mode ({@link ServerDecision}) for {@code debits} at {@code now}. With
+     * {@code writes} (this process's own decision on {@code known}, every bucket written), the script makes those
+     * writes when every bucket is still as {@code known} (the write mode's check and write), and decides from the
+     * buckets as stored otherwise: one run either way, and no parsing or arithmetic on the server in the common case
+     * of a bucket this process wrote or read last.
+     */
+    ServerAnswer decide(List<BucketDebit> debits, String mode, long now, KnownBucket[] known,
+            BucketState[] writes) {
+        int n = debits.size();
+        List<String> k = new ArrayList<>(n + 1);
+        List<String> args = new ArrayList<>(5 + n * 7);
+        args.add(Integer.toString(n));
         args.add(versionFlag());
         args.add(Long.toString(now));
-        String[] tokens = new String[debits.size()];
-        for (int i = 0; i < debits.size(); i++) {
+        String[] tokens = new String[n];
+        for (int i = 0; i < n; i++) {
             k.add(keys.bucket(debits.get(i).key()));
             tokens[i] = newToken();
-            server.arguments(args, debits.get(i), tokens[i], mode, now);
         }
+        args.add(writes == null ? "" : "1");
+        KnownBucket[] asWritten = new KnownBucket[n];
+        if (writes != null) {
+            for (int i = 0; i < n; i++) {
+                args.add(known[i].token());
+                asWritten[i] = writeArguments(args, debits.get(i), tokens[i], writes[i], now);
+            }
+        }
+        List<String> decideArgs = new ArrayList<>(n * 16);
+        for (int i = 0; i < n; i++) {
+            server.arguments(decideArgs, debits.get(i), tokens[i], mode, now);
+        }
+        args.add(String.join(" ", decideArgs));          // one argument: the script splits it only if it decides
         List<Object> reply = redis.runVersioned(SCRIPT, k, args, keys.configVersion());
         long code = (Long) reply.get(0);
+        if (code == 2L) {
+            version(reply);
+            for (int i = 0; i < n; i++) {
+                seen.remember(debits.get(i).key(), asWritten[i]);
+            }
+            return ServerAnswer.AS_SENT;
+        }
         if (code == -2L) {
             BucketKey key = debits.get(((Long) reply.get(2)).intValue() - 1).key();
             throw corrupt(key, String.valueOf(reply.get(3)), null);
@@ -167,7 +194,7 @@ final class BucketScript {
         if (code != 1L) {
             KnownBucket[] current = new KnownBucket[debits.size()];
             current(debits, IntStream.range(0, debits.size()).toArray(), reply, now, current);
-            return new ServerAnswer(null, current, code == 0L);
+            return new ServerAnswer(null, current, code == 0L, false);
         }
         BucketState[] written = new BucketState[debits.size()];
         for (int i = 0; i < written.length; i++) {
@@ -178,7 +205,26 @@ final class BucketScript {
             seen.remember(d.key(), new KnownBucket(tokens[i], BucketLife.endsAfter(d.limits(), at), written[i],
                     Set.of(), now, server.stamp(d.limits()), ServerDecision.deadline(d.limits(), at)));
         }
-        return new ServerAnswer(written, null, false);
+        return new ServerAnswer(written, null, false, false);
+    }
+
+    /**
+     * The write mode's six values after the expected token for {@code write} of {@code debit}'s bucket with
+     * {@code token}: the token, state, horizon, time to live, stamp and deadline; returns the bucket as written.
+     */
+    private KnownBucket writeArguments(List<String> args, BucketDebit debit, String token, BucketState write,
+            long now) {
+        List<Limit> kept = debit.kept();
+        long at = write.lastRefillMillis();
+        KnownBucket written = new KnownBucket(token, BucketLife.endsAfter(kept, at), write, Codec.slotLimits(kept),
+                now, server.stamp(kept), ServerDecision.deadline(kept, at));
+        args.add(token);
+        args.add(Codec.state(write, written.slotLimits()));
+        args.add(Long.toString(written.endsAfter()));
+        args.add(Long.toString(Expiry.timeToLive(write, kept, written.endsAfter(), now)));
+        args.add(written.stamp());
+        args.add(ServerDecision.text(written.deadline()));
+        return written;
     }
 
     /** The arguments of one {@code bucket.lua} run, in its write mode, on the buckets at {@code group}. */

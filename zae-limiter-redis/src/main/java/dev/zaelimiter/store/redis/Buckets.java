@@ -53,6 +53,8 @@ final class Buckets {
     private final Turns turns;
     private final BucketScript script;
     private final LongAdder writeModeRuns = new LongAdder();
+    /** Whether the script is sent this process's own decision to write when the buckets are as it knew them. */
+    private volatile boolean shortcuts = true;
 
     Buckets(RedisCalls redis, Keys keys, LongConsumer configVersion, long retryNanos, long turnNanos) {
         this.redis = redis;
@@ -83,7 +85,8 @@ final class Buckets {
                 BucketState state = refilled[i];
                 if (admitted) {
                     writes[i] = state.debitedKept(d.limits(), d.kept(), d.amountsMilli(), d.countOnly(), d.leaseId());
-                    state = state.debited(d.limits(), d.amountsMilli(), d.countOnly(), d.leaseId());
+                    state = d.overridden() ? state.debited(d.limits(), d.amountsMilli(), d.countOnly(), d.leaseId())
+                            : writes[i];                    // kept under the same limits: the same state
                 }
                 snapshots.add(new BucketSnapshot(d.key(), state));
             }
@@ -117,7 +120,7 @@ final class Buckets {
 
     List<BucketSnapshot> peek(List<BucketDebit> debits, long now) {
         // what it learns must not overwrite a later decision's
-        int[] held = turns.lock(debits.stream().map(BucketDebit::key).toList());
+        int[] held = turns.lock(keysOf(debits));
         try {
             KnownBucket[] known = seen.known(debits);
             KnownBucket[] current = script.send(debits, known, null, now, new boolean[debits.size()]);
@@ -173,7 +176,7 @@ final class Buckets {
      * write of what {@code decision} computed, going round while other processes write first.
      */
     private <T> T decide(List<BucketDebit> debits, long now, OnServer<T> onServer, Decision<T> decision) {
-        int[] held = turns.lock(debits.stream().map(BucketDebit::key).toList());
+        int[] held = turns.lock(keysOf(debits));
         try {
             long deadline = System.nanoTime() + retryNanos;
             KnownBucket[] known = seen.known(debits);
@@ -190,7 +193,11 @@ final class Buckets {
                     return local.result();
                 }
                 if (byScript) {
-                    BucketScript.ServerAnswer answer = script.decide(debits, onServer.mode(), now);
+                    BucketScript.ServerAnswer answer = script.decide(debits, onServer.mode(), now, known,
+                            shortcuts && writesAll(outcome) ? outcome.writes() : null);
+                    if (answer.asSent()) {
+                        return outcome.result();
+                    }
                     if (answer.written() != null) {
                         return onServer.admitted().apply(answer.written());
                     }
@@ -229,8 +236,8 @@ final class Buckets {
                 }
                 if (System.nanoTime() - deadline > 0) {
                     giveBack(debits, done, now);
-                    throw new StoreUnavailableException("other processes kept writing the buckets " + keysOf(debits)
-                            + " for " + retryNanos / 1_000_000 + " ms: no decision could be written", null);
+                    throw new StoreUnavailableException("other processes kept writing the buckets "
+                            + keyNamesOf(debits) + " for " + retryNanos / 1_000_000 + " ms: no decision could be written", null);
                 }
                 known = current;
                 byScript = decidable && !server.outdated(debits, known, now);
@@ -253,6 +260,14 @@ final class Buckets {
         if (bound > 1) {
             LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(1, bound));
         }
+    }
+
+    /**
+     * Makes the script decide every call it can from the buckets as stored, never sent this process's own decision
+     * (for tests of the script's arithmetic).
+     */
+    void withoutShortcuts() {
+        shortcuts = false;
     }
 
     /** How many decisions' runs were in write mode, whatever they answered (for tests). */
@@ -298,6 +313,15 @@ final class Buckets {
         return writesNothing(outcome);
     }
 
+    private static boolean writesAll(Outcome<?> outcome) {
+        for (BucketState write : outcome.writes()) {
+            if (write == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static boolean writesNothing(Outcome<?> outcome) {
         for (BucketState write : outcome.writes()) {
             if (write != null) {
@@ -326,7 +350,18 @@ final class Buckets {
         return true;
     }
 
-    private String keysOf(List<BucketDebit> debits) {
+    private static List<BucketKey> keysOf(List<BucketDebit> debits) {
+        if (debits.size() == 1) {
+            return List.of(debits.get(0).key());
+        }
+        List<BucketKey> keys = new ArrayList<>(debits.size());
+        for (BucketDebit debit : debits) {
+            keys.add(debit.key());
+        }
+        return keys;
+    }
+
+    private String keyNamesOf(List<BucketDebit> debits) {
         return debits.stream().map(d -> keys.bucket(d.key())).toList().toString();
     }
 }

@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +35,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Every command the store sends, on one connection that its threads share (to a standalone Redis, through
@@ -107,21 +107,18 @@ final class RedisCalls implements AutoCloseable {
 
     /**
      * Runs {@code script}; its answer as Lettuce gives it (lists of strings, longs and lists; or a long). Sent whole
-     * after a {@code NOSCRIPT}, in what is left of the one deadline.
+     * after a {@code NOSCRIPT}, in what is left of the one deadline. Sent and awaited here rather than through
+     * Lettuce's synchronous view, whose reflective proxy costs the calling thread more than the command.
      */
     @SuppressWarnings("unchecked")
     <T> T run(Script script, List<String> keys, List<String> args) {
-        String[] k = keys.toArray(String[]::new);
-        String[] a = args.toArray(String[]::new);
+        if (closed) {
+            throw new StoreUnavailableException("the Redis store at " + where + " is closed", null);
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
-        return call(redis -> {
-            try {
-                return (T) redis.evalsha(script.sha(), script.output(), k, a);
-            } catch (RedisNoScriptException e) {
-                commands.incrementAndGet();
-                return (T) await(connection().async().eval(script.text(), script.output(), k, a), deadline, true);
-            }
-        });
+        commands.incrementAndGet();
+        return (T) unavailableIfFailed(() -> await(send(connection().async(), new Run(script, keys, args)), deadline,
+                true));
     }
 
     /** Whether the store runs on a Redis Cluster. */
@@ -201,7 +198,11 @@ final class RedisCalls implements AutoCloseable {
         RedisClusterAsyncCommands<String, String> async = unavailableIfFailed(() -> connection().async());
         List<CompletableFuture<?>> sent = new ArrayList<>();
         for (Run run : runs) {
-            sent.add(send(async, run));
+            try {
+                sent.add(send(async, run));
+            } catch (RedisException e) {
+                sent.add(CompletableFuture.failedFuture(e));
+            }
         }
         for (String key : reads) {
             sent.add(async.get(key).toCompletableFuture());
@@ -229,19 +230,54 @@ final class RedisCalls implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code run} by its digest, and whole after a {@code NOSCRIPT}. Cancelling the answer cancels Lettuce's
+     * command too (as its synchronous view does when late), so that a command still buffered while the connection is
+     * down is not sent once it is back.
+     */
     private CompletableFuture<Object> send(RedisClusterAsyncCommands<String, String> async, Run run) {
         String[] k = run.keys().toArray(String[]::new);
         String[] a = run.args().toArray(String[]::new);
         Script script = run.script();
-        CompletionStage<Object> sent = async.evalsha(script.sha(), script.output(), k, a);
-        return sent.toCompletableFuture().exceptionallyCompose(failure -> {
-            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
-            if (!(cause instanceof RedisNoScriptException)) {
-                return CompletableFuture.failedFuture(cause);
+        ScriptAnswer answer = new ScriptAnswer();
+        answer.follow(async.evalsha(script.sha(), script.output(), k, a).toCompletableFuture(), failure -> {
+            if (!(failure instanceof RedisNoScriptException) || answer.isDone()) {
+                return false;
             }
             commands.incrementAndGet();
-            return async.<Object>eval(script.text(), script.output(), k, a).toCompletableFuture();
+            answer.follow(async.<Object>eval(script.text(), script.output(), k, a).toCompletableFuture(), f -> false);
+            return true;
         });
+        return answer;
+    }
+
+    /** The answer of a script run, which cancels the command it waits for (EVALSHA, then EVAL) when cancelled. */
+    private static final class ScriptAnswer extends CompletableFuture<Object> {
+
+        private volatile Future<Object> command;
+
+        /** Answers as {@code sent} does, unless {@code retried} takes its failure over (and answers true). */
+        void follow(CompletableFuture<Object> sent, Predicate<Throwable> retried) {
+            command = sent;
+            if (isCancelled()) {
+                sent.cancel(true);
+            }
+            sent.whenComplete((value, failure) -> {
+                Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+                if (failure == null) {
+                    complete(value);
+                } else if (!retried.test(cause)) {
+                    completeExceptionally(cause);
+                }
+            });
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            command.cancel(mayInterruptIfRunning);
+            return cancelled;
+        }
     }
 
     /** Runs one or more plain commands. */

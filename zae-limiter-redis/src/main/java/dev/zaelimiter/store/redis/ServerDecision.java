@@ -119,16 +119,20 @@ final class ServerDecision {
                 long gcd = gcd(p.refillAmountMilli(), p.refillPeriodMillis());
                 args.add(Long.toString(p.refillAmountMilli() / gcd));
                 args.add(Long.toString(p.refillPeriodMillis() / gcd));
-                Expiry.Fill fill = limit.schedule().isEmpty()
-                        ? new Expiry.Fill(p.capacityMilli(), p.refillAmountMilli(), p.refillPeriodMillis(), 0)
-                        : Expiry.fill(limit);
-                args.add(Long.toString(fill.capacityMilli()));
-                args.add(Long.toString(fill.amountMilli()));
-                args.add(Long.toString(fill.periodMillis()));
-                args.add(Long.toString(fill.extraMillis()));
+                if (limit.schedule().isEmpty()) {
+                    args.add("");                        // it fills to its capacity at its refill
+                } else {
+                    Expiry.Fill fill = Expiry.fill(limit);
+                    args.add(Long.toString(fill.capacityMilli()));
+                    args.add(Long.toString(fill.amountMilli()));
+                    args.add(Long.toString(fill.periodMillis()));
+                    args.add(Long.toString(fill.extraMillis()));
+                }
             } else {
                 long reset = Limits.nextResetAfter(limit, now);
-                args.addAll(List.of("0", "0", reset == Limits.NEVER ? "0" : Long.toString(reset), "", "", ""));
+                args.add("0");
+                args.add("0");
+                args.add(reset == Limits.NEVER ? "0" : Long.toString(reset));
             }
         }
     }

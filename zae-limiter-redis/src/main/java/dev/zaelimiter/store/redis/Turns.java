@@ -33,8 +33,7 @@ final class Turns {
      * it: while Redis does not answer, each of them may spend a deadline, and a call must not wait for all of them.
      */
     int[] lock(List<BucketKey> buckets) {
-        int[] held = buckets.stream().mapToInt(Turns::stripe).distinct().toArray();
-        Arrays.sort(held);
+        int[] held = stripes(buckets);
         long until = System.nanoTime() + turnNanos;
         for (int i = 0; i < held.length; i++) {
             if (!turn(stripes[held[i]], until)) {
@@ -61,6 +60,22 @@ final class Turns {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** The distinct stripes of {@code buckets}, in order. */
+    private static int[] stripes(List<BucketKey> buckets) {
+        int[] all = new int[buckets.size()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = stripe(buckets.get(i));
+        }
+        Arrays.sort(all);
+        int distinct = 0;
+        for (int i = 0; i < all.length; i++) {
+            if (i == 0 || all[i] != all[i - 1]) {
+                all[distinct++] = all[i];
+            }
+        }
+        return distinct == all.length ? all : Arrays.copyOf(all, distinct);
     }
 
     private static int stripe(BucketKey key) {

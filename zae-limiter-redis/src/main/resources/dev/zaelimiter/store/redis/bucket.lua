@@ -20,16 +20,21 @@
 --
 -- Decide mode: the script refills, checks and debits each bucket from its stored state, with parameters the caller
 -- computed from the limits in force (so the rules stay those of BucketState: what a limit's refill is, its capacity,
--- its grid), for limits that drip or reset on a calendar, without sessions or slots. Per bucket, from the next
--- argument on: new token, stamp, horizon of a write now, deadline of a write now, the instant before which a bucket
--- written later than now is decided at its last write (as BucketState does: a clock behind it counts as its instant;
--- the parameters are the same until then), '1' when the horizon of a write then is later by as much else '' (it is
--- the same), 'a' (acquire: hard limits are checked) or 'j' (adjust: never refused, a refund never lifts a balance
--- above the capacity), '1' for a count-only debit else '', the number of limits m, then per limit: name, capacity,
--- amount (milli-tokens), 'h' for a hard limit else '', refill amount and period (reduced by their gcd; 0 0 for a
--- limit that does not drip), then four values for its time to live: for a dripping limit the capacity it fills to,
--- the refill amount and period it fills at, and a wait added to that; for one that does not drip, its next reset (0:
--- none), '', '', ''. Per limit, then, ten values.
+-- its grid), for limits that drip or reset on a calendar, without sessions or slots. ARGV[4] is '1' when the caller
+-- sends its own decision too, made with BucketState on the buckets as it last saw them: then seven values per
+-- bucket from ARGV[5 + 7(i-1)], as in the write mode (expected token, then the write). When every token matches,
+-- the script makes those writes, as the write mode does, and returns {2, version}: no parsing, no arithmetic.
+-- Otherwise (or with ARGV[4] ''), it decides from the stored state with the values of the last argument, one text
+-- whose values are separated by spaces (none holds one). Per bucket: new token, stamp, horizon of a write now,
+-- deadline of a write now, the instant before which a bucket written later than now is decided at its last write
+-- (as BucketState does: a clock behind it counts as its instant; the parameters are the same until then), '1' when
+-- the horizon of a write then is later by as much else '' (it is the same), 'a' (acquire: hard limits are checked)
+-- or 'j' (adjust: never refused, a refund never lifts a balance above the capacity), '1' for a count-only debit else
+-- '', the number of limits m, then per limit: name, capacity, amount (milli-tokens), 'h' for a hard limit else '',
+-- refill amount and period (reduced by their gcd; 0 0 for a limit that does not drip), then what its time to live
+-- counts: for a limit that does not drip, its next reset (0: none); for a dripping one '' when it fills to its
+-- capacity at its refill, else the capacity it fills to, the refill amount and period it fills at, and a wait added
+-- to that (four values). Per limit, then, seven values, or ten for a dripping limit with a schedule.
 -- Returns {1, version, then each bucket's new state} when every bucket was written; {0, version, then per bucket
 -- the six values above} when a hard limit refused it (nothing written; keys that go too soon extended);
 -- {-1, version, the same} when the stored state is outside what this mode decides (another stamp, a deadline
@@ -76,14 +81,20 @@ local function answer(code, values)
   return out
 end
 
-if ARGV[3] == '' then
+-- whether the token of every bucket is the one at ARGV[first + 7(i-1)] ('' = no bucket)
+local function unchanged(first)
   for i = 1, n do
-    if (redis.call('HGET', KEYS[i], 'v') or '') ~= ARGV[4 + 7 * (i - 1)] then
-      return answer(0, stored())
+    if (redis.call('HGET', KEYS[i], 'v') or '') ~= ARGV[first + 7 * (i - 1)] then
+      return false
     end
   end
+  return true
+end
+
+-- writes (or, for a check, extends) every bucket as the seven values per bucket from ARGV[first] say
+local function apply(first)
   for i = 1, n do
-    local at = 4 + 7 * (i - 1)
+    local at = first + 7 * (i - 1)
     if ARGV[at + 1] ~= '' then
       redis.call('HSET', KEYS[i], 'v', ARGV[at + 1], 's', ARGV[at + 2], 'x', ARGV[at + 3], 'k', ARGV[at + 5],
           'd', ARGV[at + 6])
@@ -97,7 +108,24 @@ if ARGV[3] == '' then
       extend(KEYS[i], tonumber(ARGV[at + 4]))
     end
   end
+end
+
+if ARGV[3] == '' then
+  if not unchanged(4) then
+    return answer(0, stored())
+  end
+  apply(4)
   return {1, version}
+end
+
+-- decide mode; the caller's own decision first, when it sent one and every bucket is as it knew it
+local cursor = 5
+if ARGV[4] == '1' then
+  if unchanged(5) then
+    apply(5)
+    return {2, version}
+  end
+  cursor = 5 + 7 * n
 end
 
 local SAFE = 9007199254740992
@@ -167,13 +195,27 @@ local function refill(b, cap, amount, period, last, at)
   return math.min(cap, b + credit)
 end
 
-local function text(x)
-  return string.format('%.0f', x)
+local fmt, find, sub = string.format, string.find, string.sub
+
+-- the decimal text of an integer below 2^53 in magnitude: '%d' formats it as a C long, exactly and at little cost
+-- where a long has 64 bits; a 32-bit build (whose long would turn an instant into garbage) gets '%.0f', exact too
+-- (+ 0 turns a -0 into 0)
+local text
+if fmt('%d', SAFE - 1) == '9007199254740991' then
+  text = function(x) return fmt('%d', x) end
+else
+  text = function(x) return fmt('%.0f', x + 0) end
 end
 
 -- the decimal text of the integer whose text is count (at most 19 digits) plus delta (|delta| < 2^52), exactly, in
 -- two parts of 10^15; nil at or beyond 9223 * 10^15 in magnitude
 local function plus(count, delta)
+  if #count <= 15 then
+    local sum = tonumber(count) + delta
+    if sum < E15 and sum > -E15 then
+      return text(sum)
+    end
+  end
   local sign, digits = string.match(count, '^(-?)(%d+)$')
   local hi, lo = 0, tonumber(digits)
   if #digits > 15 then
@@ -189,11 +231,11 @@ local function plus(count, delta)
   elseif hi == 0 then
     return text(lo)
   elseif hi > 0 or lo == 0 then
-    return string.format('%.0f%015.0f', hi, lo)
+    return fmt('%.0f%015.0f', hi, lo)
   elseif hi == -1 then
     return text(lo - E15)
   end
-  return string.format('-%.0f%015.0f', -hi - 1, E15 - lo)
+  return fmt('-%.0f%015.0f', -hi - 1, E15 - lo)
 end
 
 -- the time to live of a bucket whose limits hold balances at at, with horizon ends
@@ -219,26 +261,45 @@ local function timeToLive(limits, balances, ends, at)
   return ttl
 end
 
-local buckets = {}
-local cursor = 4
-local function nextArg()
-  local value = ARGV[cursor]
-  cursor = cursor + 1
-  return value
+-- the decide mode's values come as one text, separated by spaces (none holds one)
+local D, packed, from = {}, ARGV[cursor], 1
+while true do
+  local e = find(packed, ' ', from, true)
+  if e == nil then
+    D[#D + 1] = sub(packed, from)
+    break
+  end
+  D[#D + 1] = sub(packed, from, e - 1)
+  from = e + 1
 end
+cursor = 1
+
+local buckets = {}
 for i = 1, n do
-  local b = {token = nextArg(), stamp = nextArg(), ends = tonumber(nextArg()), deadline = nextArg(),
-             ahead = tonumber(nextArg()), slides = nextArg() == '1', mode = nextArg(), countOnly = nextArg() == '1',
-             limits = {}}
-  for j = 1, tonumber(nextArg()) do
-    local l = {name = nextArg(), cap = tonumber(nextArg()), amount = tonumber(nextArg()), hard = nextArg() == 'h',
-               refillAmount = tonumber(nextArg()), period = tonumber(nextArg())}
-    if l.period > 0 then
-      l.fill, l.fillAmount, l.fillPeriod, l.extra = tonumber(nextArg()), tonumber(nextArg()), tonumber(nextArg()),
-          tonumber(nextArg())
+  local b = {token = D[cursor], stamp = D[cursor + 1], ends = tonumber(D[cursor + 2]),
+             deadline = D[cursor + 3], ahead = tonumber(D[cursor + 4]), slides = D[cursor + 5] == '1',
+             mode = D[cursor + 6], countOnly = D[cursor + 7] == '1', limits = {}}
+  local m = tonumber(D[cursor + 8])
+  cursor = cursor + 9
+  for j = 1, m do
+    local cap, refillAmount, period = tonumber(D[cursor + 1]), tonumber(D[cursor + 4]),
+        tonumber(D[cursor + 5])
+    local six, l = D[cursor + 6], nil
+    if period == 0 then
+      l = {name = D[cursor], cap = cap, amount = tonumber(D[cursor + 2]), hard = D[cursor + 3] == 'h',
+           refillAmount = 0, period = 0, reset = tonumber(six)}
+      cursor = cursor + 7
+    elseif six == '' then
+      l = {name = D[cursor], cap = cap, amount = tonumber(D[cursor + 2]), hard = D[cursor + 3] == 'h',
+           refillAmount = refillAmount, period = period, fill = cap, fillAmount = refillAmount,
+           fillPeriod = period, extra = 0}
+      cursor = cursor + 7
     else
-      l.reset = tonumber(nextArg())
-      cursor = cursor + 3
+      l = {name = D[cursor], cap = cap, amount = tonumber(D[cursor + 2]), hard = D[cursor + 3] == 'h',
+           refillAmount = refillAmount, period = period, fill = tonumber(six),
+           fillAmount = tonumber(D[cursor + 7]), fillPeriod = tonumber(D[cursor + 8]),
+           extra = tonumber(D[cursor + 9])}
+      cursor = cursor + 10
     end
     b.limits[j] = l
   end
@@ -250,36 +311,50 @@ local function corrupt(i, what)
 end
 
 -- each bucket refilled to the instant it is decided at: its balances and consumption per limit, whether it is
--- stored, whether full, and its stored horizon
-local balances, consumed, present, full, at, horizon = {}, {}, {}, {}, {}, {}
+-- stored, whether full, its stored horizon and deadline
+local balances, consumed, present, full, at, horizon, kept = {}, {}, {}, {}, {}, {}, {}
 for i, b in ipairs(buckets) do
   local h = redis.call('HMGET', KEYS[i], 'v', 's', 'x', 'k', 'd')
   local bal, con = {}, {}
   present[i] = h[1] ~= false
   at[i] = now
   if present[i] then
+    local s = h[2]
     horizon[i] = exact(h[3])
-    if not h[2] or horizon[i] == nil then
+    if not s or horizon[i] == nil then
       return corrupt(i, 'no state or horizon')
     end
     local deadline = h[5] and h[5] ~= '' and exact(h[5])
     if deadline == nil then
       return corrupt(i, 'deadline ' .. h[5])
     end
-    local lines, last = {}, nil
-    for line in string.gmatch(h[2], '[^\n]+') do
-      if last == nil then
-        last = tonumber(line)
-        if last == nil or last ~= math.floor(last) then
-          return corrupt(i, 'instant ' .. line)
+    kept[i] = h[5]
+    -- the state's non-empty lines: the instant, then per limit name, balance, consumption and the rest
+    local lines, last, pos, size = {}, nil, 1, #s
+    while pos <= size do
+      local e = find(s, '\n', pos, true) or size + 1
+      if e > pos then
+        if last == nil then
+          local line = sub(s, pos, e - 1)
+          last = tonumber(line)
+          if last == nil or last ~= math.floor(last) then
+            return corrupt(i, 'instant ' .. line)
+          end
+        else
+          local t1 = find(s, '\t', pos, true)
+          local t2 = t1 and t1 < e and find(s, '\t', t1 + 1, true)
+          local t3 = t2 and t2 < e and find(s, '\t', t2 + 1, true)
+          local balance, count
+          if t3 and t3 < e then
+            balance, count = sub(s, t1 + 1, t2 - 1), sub(s, t2 + 1, t3 - 1)
+          end
+          if count == nil or #count > 20 or not find(count, '^%-?%d+$') or tonumber(balance) == nil then
+            return corrupt(i, 'line ' .. sub(s, pos, e - 1))
+          end
+          lines[sub(s, pos, t1 - 1)] = {balance, count, sub(s, t3 + 1, e - 1)}
         end
-      else
-        local name, balance, count, rest = string.match(line, '^([^\t]*)\t([^\t]*)\t(-?%d+)\t(.*)$')
-        if name == nil or #count > 20 or tonumber(balance) == nil then
-          return corrupt(i, 'line ' .. line)
-        end
-        lines[name] = {balance, count, rest}
       end
+      pos = e + 1
     end
     if last == nil then
       return corrupt(i, 'empty state')
@@ -356,18 +431,23 @@ for i, b in ipairs(buckets) do
   end
 end
 
-local written = {}
+local out = {1, version}
 for i, b in ipairs(buckets) do
   local parts = {text(at[i])}
   for j, l in ipairs(b.limits) do
-    parts[#parts + 1] = l.name .. '\t' .. text(balances[i][j]) .. '\t' .. consumed[i][j] .. '\t' .. NO_SESSION
+    parts[j + 1] = l.name .. '\t' .. text(balances[i][j]) .. '\t' .. consumed[i][j] .. '\t' .. NO_SESSION
   end
-  written[i] = table.concat(parts, '\n')
+  local written = table.concat(parts, '\n')
+  out[i + 2] = written
   local ends = b.ends
   if b.slides then
     ends = ends + at[i] - now
   end
-  redis.call('HSET', KEYS[i], 'v', b.token, 's', written[i], 'x', text(ends), 'k', b.stamp, 'd', b.deadline)
+  if present[i] and kept[i] == b.deadline then
+    redis.call('HSET', KEYS[i], 'v', b.token, 's', written, 'x', text(ends))
+  else
+    redis.call('HSET', KEYS[i], 'v', b.token, 's', written, 'x', text(ends), 'k', b.stamp, 'd', b.deadline)
+  end
   local ttl = timeToLive(b.limits, balances[i], ends, at[i])
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[i], ttl)
@@ -375,4 +455,4 @@ for i, b in ipairs(buckets) do
     redis.call('PERSIST', KEYS[i])
   end
 end
-return answer(1, written)
+return out

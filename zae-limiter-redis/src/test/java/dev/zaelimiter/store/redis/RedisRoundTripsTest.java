@@ -64,6 +64,31 @@ class RedisRoundTripsTest {
     }
 
     @Test
+    void aBucketAsThisProcessKnowsItIsWrittenAsDecidedHereAndOneAnotherWroteIsDecidedByTheScript() {
+        limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+        long reads = serverCalls("hmget");
+        long checks = serverCalls("hget");
+        long before = store.commands();
+        for (int i = 0; i < 20; i++) {
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+        }
+        assertThat(store.commands() - before).isEqualTo(20);
+        assertThat(serverCalls("hget") - checks).as("each run checks the token").isEqualTo(20);
+        assertThat(serverCalls("hmget") - reads).as("and never reads the state to decide from it").isZero();
+
+        try (RedisStore other = RedisTestStores.builder(clock).prefix(store.prefix()).build()) {
+            limiter(other).acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+            reads = serverCalls("hmget");
+            before = store.commands();
+            limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L, "tpm", 100L)).close();
+            assertThat(store.commands() - before).as("still one run").isEqualTo(1);
+            assertThat(serverCalls("hmget") - reads).as("the script decided from the state stored").isEqualTo(1);
+        }
+        assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 1000L - 23)
+                .containsEntry("tpm", 100_000L - 2_300);
+    }
+
+    @Test
     void aRefusalOnABucketLearnedUnderASecondAgoCostsNothingAndLaterOneRunThatWritesNothing() {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1000L)).close();
         String key = store.prefix() + "#E#user-1#B#gpt-4";
@@ -283,6 +308,17 @@ class RedisRoundTripsTest {
         limiter.acquire("user-1", "gpt-4", Map.of("rpm", 1L)).close();
         assertThat(store.commands() - before).isEqualTo(2);
         assertThat(limiter.available("user-1", "gpt-4")).containsEntry("rpm", 998L);
+    }
+
+    /** How many times the server ran {@code command}, scripts' calls included ({@code INFO commandstats}). */
+    private static long serverCalls(String command) {
+        String stats = redis().info("commandstats");
+        int at = stats.indexOf("cmdstat_" + command + ":calls=");
+        if (at < 0) {
+            return 0;
+        }
+        int from = at + ("cmdstat_" + command + ":calls=").length();
+        return Long.parseLong(stats.substring(from, stats.indexOf(',', from)));
     }
 
     private static RedisCommands<String, String> redis() {

@@ -7,7 +7,9 @@ import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
 import dev.zaelimiter.store.ConfigScope;
 import dev.zaelimiter.testing.MutableClock;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.TimeoutOptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -171,6 +173,34 @@ class RedisUnavailableTest {
                     .containsEntry("rpm", 9L);
         } finally {
             server.close();
+        }
+    }
+
+    /**
+     * With a supplied client whose own command timeouts are off, a decision that timed out while Redis was down is
+     * cancelled with Lettuce's command: the server that comes back never gets it (a late write of a decision the
+     * caller was told failed).
+     */
+    @Test
+    void aDecisionThatTimedOutWhileRedisWasDownIsNotSentOnceItIsBack() throws Exception {
+        RedisServer server = RedisServer.start();
+        int port = server.port();
+        RedisClient client = RedisClient.create(server.uri());
+        client.setOptions(ClientOptions.builder()
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build()).build());
+        try (RedisStore store = RedisStore.builder().client(client).requestTimeout(DEADLINE).clock(clock).build()) {
+            BucketDebit debit = new BucketDebit(new BucketKey("user-1", "api"), List.of(Limit.perMinute("rpm", 10)),
+                    Map.of("rpm", 1000L), false, false);
+            store.tryAcquire(List.of(debit), clock.millis());
+            server.close();
+            assertThatThrownBy(() -> store.tryAcquire(List.of(debit), clock.millis()))
+                    .isInstanceOf(StoreUnavailableException.class);
+            server = RedisServer.start(port);
+            awaitReconnected(store);                // answered after every command buffered before it
+            assertThat(server.info("commandstats")).doesNotContain("cmdstat_eval");
+        } finally {
+            server.close();
+            client.shutdown();
         }
     }
 

@@ -33,7 +33,7 @@ class RedisStoreHealthAndMetricsTests {
                     .withConfiguration(AutoConfigurations.of(ZaeLimiterAutoConfiguration.class,
                             ZaeLimiterActuatorAutoConfiguration.class, ZaeLimiterMetricsAutoConfiguration.class))
                     .withBean(SimpleMeterRegistry.class)
-                    .withPropertyValues("zae.limiter.redis.url=" + server.uri(), "zae.limiter.store-timeout=300ms",
+                    .withPropertyValues("zae.limiter.redis.url=" + server.uri(), "zae.limiter.store-timeout=2s",
                             "zae.limiter.circuit-breaker.enabled=false",
                             "zae.limiter.resources.api.limits.rpm.capacity=10")
                     .run(context -> {
