@@ -77,7 +77,11 @@ public final class AcquireRequest {
         return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority, onUnavailable);
     }
 
-    /** This request with a priority among the waiters of this process on the same bucket: higher goes first. */
+    /**
+     * This request with a priority among the waiters of this process on the same bucket: higher goes first. Across
+     * processes it bounds how far ahead a waiting call books its slot: above 0 its whole maxWait, at 0 (the default)
+     * and below {@code maxWait / 2^(1 - priority)}, so that slots further ahead are left to higher priorities.
+     */
     public AcquireRequest priority(int priority) {
         return new AcquireRequest(entityId, resource, consume, limits, also, maxWait, priority, onUnavailable);
     }

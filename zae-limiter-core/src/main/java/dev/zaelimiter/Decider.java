@@ -1,8 +1,10 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.internal.algorithm.BucketMath;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
+import dev.zaelimiter.store.BucketSnapshot;
 import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.InPlaceBuckets;
 import org.slf4j.Logger;
@@ -10,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -63,6 +66,16 @@ final class Decider {
      */
     Object attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
             boolean raise) {
+        return attemptOnce(given, entityId, resource, consume, raise, 0);
+    }
+
+    /**
+     * As {@link #attemptOnce(AcquireRequest, String, String, Map, boolean)}, also booking up to
+     * {@code horizonMillis} ahead ({@link LimiterStore#tryAcquire(List, long, long)}): a booked lease says its wait
+     * ({@link DefaultLease#bookedWaitMillis}). A call that books goes through the store's {@code tryAcquire}.
+     */
+    Object attemptOnce(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
+            boolean raise, long horizonMillis) {
         UnavailablePolicy policy = given == null ? unavailable : unavailable.forCall(given.onUnavailable());
         LeaseWrites writes = policy == unavailable ? leaseWrites : leaseWrites.with(policy);
         long started = listener == null ? 0 : System.nanoTime();
@@ -75,7 +88,7 @@ final class Decider {
             probe = breaker.enter();
             try {
                 lone = given == null ? planner.lone(entityId, resource, consume) : planner.lone(given);
-                RequestPlanner.Amounts inPlace = lone == null || local == null ? null
+                RequestPlanner.Amounts inPlace = lone == null || local == null || horizonMillis > 0 ? null
                         : RequestPlanner.oneLimit(lone, entityId, resource, consume, now);
                 if (inPlace != null) {
                     BucketKey key = new BucketKey(entityId, resource);
@@ -93,7 +106,8 @@ final class Decider {
             return degraded(e, given, entityId, resource, consume, now, writes, started);
         }
         if (one == null) {
-            return planned(given, entityId, resource, consume, lone, probe, now, writes, started, raise);
+            return planned(given, entityId, resource, consume, lone, probe, now, writes, started, raise,
+                    horizonMillis);
         }
         breaker.succeeded(probe);
         // the store counted the decision's usage itself
@@ -125,14 +139,16 @@ final class Decider {
      * that size too, so that {@code acquire}, which raises its refusal, stays small enough to inline into callers.)
      */
     private Object planned(AcquireRequest given, String entityId, String resource, Map<String, Long> consume,
-            RequestPlanner.PlanBasis lone, boolean probe, long now, LeaseWrites writes, long started, boolean raise) {
+            RequestPlanner.PlanBasis lone, boolean probe, long now, LeaseWrites writes, long started, boolean raise,
+            long horizonMillis) {
         RequestPlanner.Plan plan;
         AcquireResult result;
         try {
             try {
                 AcquireRequest request = given != null ? given : AcquireRequest.of(entityId, resource, consume);
                 plan = planner.plan(request, now, lone);
-                result = store.tryAcquire(plan.debits(), now);
+                result = horizonMillis > 0 ? store.tryAcquire(plan.debits(), now, horizonMillis)
+                        : store.tryAcquire(plan.debits(), now);
             } catch (RuntimeException | Error e) {
                 breaker.raised(probe, e);
                 throw e;
@@ -154,7 +170,7 @@ final class Decider {
                     slotsRefused(plan, statuses), false);
             return raise ? refused : Refusal.of(refused);
         }
-        DefaultLease lease = new DefaultLease(writes, plan, result.buckets());
+        DefaultLease lease = new DefaultLease(writes, plan, atSlot(plan, result, now), result.waitMillis());
         if (usage != null) {
             usage.admitted(plan.debits(), lease::statuses, now);
         }
@@ -178,6 +194,23 @@ final class Decider {
         }
         notify(entityId, resource, Decision.Outcome.DEGRADED, List.of(), writes, started);
         return lease;
+    }
+
+    /**
+     * The buckets as {@code result} left them, for a booking as they will be when its slot comes, with nothing else
+     * taken meanwhile: what the caller, admitted then, sees.
+     */
+    private static List<BucketSnapshot> atSlot(RequestPlanner.Plan plan, AcquireResult result, long now) {
+        if (result.waitMillis() == 0) {
+            return result.buckets();
+        }
+        List<BucketSnapshot> atSlot = new ArrayList<>(result.buckets().size());
+        for (int i = 0; i < result.buckets().size(); i++) {
+            BucketSnapshot booked = result.buckets().get(i);
+            atSlot.add(new BucketSnapshot(booked.key(), booked.state().refilled(plan.debits().get(i).limits(),
+                    BucketMath.saturatedAdd(Math.max(now, booked.state().lastRefillMillis()), result.waitMillis()))));
+        }
+        return atSlot;
     }
 
     /** Whether a concurrency limit is among the violations. */

@@ -27,16 +27,29 @@ final class DefaultLease implements Lease {
     private List<Map<String, Long>> takenMilli;
     private volatile List<LimitStatus> statuses;
     private boolean closed;
+    private final long bookedWaitMillis;
 
     /**
      * The lease of a call admitted by {@code plan}, whose buckets were {@code admittedAs} right after it. Statuses
      * are built from them when first asked for.
      */
     DefaultLease(LeaseWrites writes, RequestPlanner.Plan plan, List<BucketSnapshot> admittedAs) {
+        this(writes, plan, admittedAs, 0);
+    }
+
+    /** As above, for a call booked {@code bookedWaitMillis} ahead of its slot (zero: admitted now). */
+    DefaultLease(LeaseWrites writes, RequestPlanner.Plan plan, List<BucketSnapshot> admittedAs,
+            long bookedWaitMillis) {
         this.writes = writes;
         this.plan = plan;
         this.debits = plan.debits();
         this.admittedAs = admittedAs;
+        this.bookedWaitMillis = bookedWaitMillis;
+    }
+
+    /** How long after its admission the slot of {@code lease} comes: zero unless a booking made it. */
+    static long bookedWaitMillis(Lease lease) {
+        return lease instanceof DefaultLease booked ? booked.bookedWaitMillis : 0;
     }
 
     static Lease unrecorded() {

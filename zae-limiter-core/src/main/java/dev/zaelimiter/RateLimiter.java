@@ -127,7 +127,8 @@ public final class RateLimiter implements AutoCloseable {
             return acquireOnce(request);
         }
         return waiting.acquire(new BucketKey(request.entityId(), request.resource()), request,
-                () -> acquireOnce(request));
+                horizon -> leaseOrRaise(decider.attemptOnce(request, request.entityId(), request.resource(),
+                        request.consume(), true, horizon)));
     }
 
     /** As {@link #tryAcquire(AcquireRequest)}: {@code consume} (tokens per limit name) for the entity on the resource. */

@@ -15,22 +15,26 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongUnaryOperator;
-import java.util.function.Supplier;
+import java.util.function.LongFunction;
 
 /**
  * The callers of one process that wait for capacity, one queue per bucket. The waiters of a queue try the store one
- * at a time. Each waiter is <em>due</em> once the wait its last rejection computed is over (a new waiter is due at
- * once), and of the waiters that are due, the one with the highest priority, then the longest waiting, tries next.
- * So a waiter that asks little and could pass now is never held back by one that asks more and cannot (no
- * head-of-line blocking), while priority still decides among those that could pass.
+ * at a time. Each try may <em>book</em> the call's slot up to the waiter's {@linkplain #horizon horizon} ahead
+ * ({@link dev.zaelimiter.store.LimiterStore#tryAcquire(List, long, long)}): the booked lease is then held, outside
+ * the queue, until its slot comes, and given back if that wait is interrupted. So waiters of every process are
+ * served in the order they reach the store, one store request each.
  *
- * <p>A rejected waiter sleeps for the wait the rejection computed, plus jitter so that processes do not retry in
- * step, and gives up at once, having booked nothing, when the computed wait (without jitter) is longer than what is
- * left of its {@code maxWait}; the jitter is cut to what is left, so it never turns a wait that fits into a
- * refusal. A rejection also holds back the other waiters of the queue that ask at least as much of the same limits
- * (they could not pass sooner), so that one refill is not met by a burst of store requests. Waits for a concurrency
- * slot have no computed end, so such a waiter polls until its deadline, and a lease closing in this process makes
- * every waiter of the bucket due at once. A queue holds at most {@code maxQueue} waiters.
+ * <p>A waiter the store does not book is <em>due</em> again once the wait its rejection computed has shrunk to its
+ * horizon (when the store could book it then), or is over (when the store books nothing for it: a quota, a slot, a
+ * store that keeps the interface's default); a new waiter is due at once. Of the waiters that are due, the one with
+ * the highest priority, then the longest waiting, tries next, so a waiter that asks little and could pass now is
+ * never held back by one that asks more and cannot. A waiter looks a little after it is due (jitter, so that
+ * processes do not retry in step), and gives up at once, having booked nothing, when the computed wait (without
+ * jitter) is longer than what is left of its {@code maxWait}; the jitter is cut to what is left, so it never turns a
+ * wait that fits into a refusal. A rejection also holds back the other waiters of the queue that ask at least as much
+ * of the same limits (they could not pass sooner), so that one refill is not met by a burst of store requests. Waits
+ * for a concurrency slot have no computed end, so such a waiter polls until its deadline, and a lease closing in this
+ * process makes every waiter of the bucket due at once. A queue holds at most {@code maxQueue} waiters.
  */
 final class WaitQueues {
 
@@ -51,6 +55,8 @@ final class WaitQueues {
         final AcquireRequest request;
         final long arrival;
         final long deadline;
+        /** When it arrived: its maxWait runs from here to {@link #deadline}. */
+        final long start;
         /** From when the request may pass, as far as this process knows. */
         long due;
         /** When the waiter's thread looks again: {@link #due} plus jitter. */
@@ -60,6 +66,7 @@ final class WaitQueues {
             this.request = request;
             this.arrival = arrival;
             this.deadline = deadline;
+            this.start = now;
             this.due = now;
             this.wake = now;
         }
@@ -87,21 +94,68 @@ final class WaitQueues {
         this.jitter = jitter;
     }
 
-    /** Runs {@code attempt} for {@code request} until it admits, waiting between rejections within its maxWait. */
-    Lease acquire(BucketKey key, AcquireRequest request, Supplier<Lease> attempt) {
+    /**
+     * Runs {@code attempt} for {@code request} until it admits, waiting between rejections within its maxWait. Each
+     * attempt may book up to its {@linkplain #horizon horizon} ahead; a booked lease is held, outside the queue,
+     * until its slot comes, and given back if the wait is interrupted.
+     */
+    Lease acquire(BucketKey key, AcquireRequest request, LongFunction<Lease> attempt) {
+        Lease lease = queued(key, request, attempt);
+        long wait = DefaultLease.bookedWaitMillis(lease);
+        if (wait > 0) {
+            awaitSlot(lease, wait);
+        }
+        return lease;
+    }
+
+    /**
+     * How far ahead {@code waiter} may book with {@code leftMillis} of its maxWait left: all of it at a priority
+     * above zero; at zero (the default) and below, at most its maxWait halved once for each level from one down, so
+     * that while a bucket is booked further ahead than that, only callers of a higher priority book it, in any
+     * process. The bound does not shrink as the wait goes on, so a waiter told to come back once the bucket's
+     * booking has shrunk to it finds room then.
+     */
+    private static long horizon(Waiter waiter, long leftMillis) {
+        if (leftMillis <= 0) {
+            return 0;
+        }
+        int priority = waiter.request.priority();
+        return priority > 0 ? leftMillis
+                : Math.min(leftMillis, (waiter.deadline - waiter.start) >> Math.min(62, 1 - (long) priority));
+    }
+
+    /** Waits for the slot a booked {@code lease} holds; gives the lease back when the wait is interrupted or fails. */
+    private void awaitSlot(Lease lease, long waitMillis) {
+        try {
+            if (sleeper != null) {
+                sleeper.sleep(Duration.ofMillis(waitMillis));
+            } else {
+                TimeUnit.MILLISECONDS.sleep(waitMillis);
+            }
+        } catch (InterruptedException e) {
+            lease.rollback();
+            Thread.currentThread().interrupt();
+            throw new AcquireInterruptedException(e);
+        } catch (RuntimeException | Error e) {
+            lease.rollback();
+            throw e;
+        }
+    }
+
+    private Lease queued(BucketKey key, AcquireRequest request, LongFunction<Lease> attempt) {
         long now = clock.millis();
         long deadline = now + Math.min(request.maxWait().toMillis(), Long.MAX_VALUE / 4);
         Waiter me = new Waiter(request, arrivals.incrementAndGet(), deadline, now);
         Queue queue = join(key, me);
         if (queue == null) {
-            return attempt.get();
+            return attempt.apply(0);
         }
         try {
             while (true) {
                 awaitTurn(queue, me);
                 RateLimitExceededException rejected = null;
                 try {
-                    return attempt.get();
+                    return attempt.apply(horizon(me, me.deadline - clock.millis()));
                 } catch (RateLimitExceededException e) {
                     rejected = e;
                 } finally {
@@ -118,12 +172,21 @@ final class WaitQueues {
                     doneTrying(queue);
                     throw rejected;
                 }
-                long wake = polling ? wait : Math.min(left, wait + jitter(wait));
-                refused(queue, me, at, at + wait, at + wake, polling);
+                refused(queue, me, at, wait, polling);
             }
         } finally {
             leave(key, queue, me);
         }
+    }
+
+    /**
+     * When a waiter whose rejection at {@code now} said {@code wait} tries again: when the store could book within
+     * the waiter's horizon (the wait is longer than the horizon), once the wait has shrunk to it; otherwise (the
+     * store books nothing for such a call) once the wait is over.
+     */
+    private static long dueAfter(Waiter waiter, long now, long wait, boolean polling) {
+        long horizon = polling ? 0 : horizon(waiter, waiter.deadline - now);
+        return now + (wait > horizon ? wait - horizon : wait);
     }
 
     /**
@@ -255,22 +318,25 @@ final class WaitQueues {
     }
 
     /**
-     * Records the rejection of {@code me} at {@code now}: it is due again at {@code due} and looks at {@code wake}.
-     * Every other waiter that asks at least as much of the same limits could not pass before {@code due} either, and
-     * is held back as long; one that could then no longer pass within its own deadline is made due at once, so that
-     * it fails at once on its own rejection. Pollers for a slot are held back at most to their deadline.
+     * Records the rejection of {@code me} at {@code now}, whose wait was {@code wait}: it is due again as
+     * {@link #dueAfter} says and looks a little later (jitter). Every other waiter that asks at least as much of the
+     * same limits could not pass before its own {@code dueAfter} the same wait either, and is held back as long; one
+     * that could then no longer pass within its own deadline is made due at once, so that it fails at once on its
+     * own rejection. Pollers for a slot are held back at most to their deadline.
      */
-    private static void refused(Queue queue, Waiter me, long now, long due, long wake, boolean polling) {
+    private void refused(Queue queue, Waiter me, long now, long wait, boolean polling) {
         queue.lock.lock();
         try {
-            me.due = due;
-            me.wake = wake;
+            me.due = dueAfter(me, now, wait, polling);
+            long delay = me.due - now;
+            me.wake = polling ? me.due : Math.min(me.deadline, me.due + jitter(delay));
             for (Waiter other : queue.waiters) {
                 if (other == me || !asksAtLeast(other.request, me.request)) {
                     continue;
                 }
+                long due = dueAfter(other, now, wait, polling);
                 long otherDue = Math.max(other.due, due);
-                long otherWake = Math.max(other.wake, wake);
+                long otherWake = Math.max(other.wake, due + me.wake - me.due);
                 if (otherDue > other.deadline) {
                     otherDue = polling ? other.deadline : now;
                     otherWake = otherDue;

@@ -70,15 +70,15 @@ class WaitingTest {
     }
 
     @Test
-    void theJitterNeverTurnsAWaitThatFitsIntoARefusal() {
+    void theJitterNeverTurnsAWaitThatFitsIntoARefusalNorDelaysABookedSlot() {
         RateLimiter jittery = RateLimiter.builder().store(new InMemoryStore()).clock(clock).sleeper(d -> {
             slept.add(d);
             clock.advance(d);
         }).jitter(spread -> spread).build();            // always the largest jitter: a tenth of the wait
         jittery.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
-        // an empty bucket and 2 tokens asked: a computed wait of 2 s, to which the jitter adds 200 ms
+        // an empty bucket and 2 tokens asked: a computed wait of 2 s. A default-priority waiter books at most half
+        // its maxWait ahead: with maxWait 2 s it looks again after 1 s plus jitter, then books the rest exactly
         long[] maxWaits = {2000, 2100, 2199, 2200, 5000};
-        long[] sleeps = {2000, 2100, 2199, 2200, 2200};
         for (int i = 0; i < maxWaits.length; i++) {
             String user = "user-" + i;
             jittery.acquire(user, "api", Map.of("rpm", 60L));
@@ -87,8 +87,10 @@ class WaitingTest {
             jittery.acquire(AcquireRequest.of(user, "api").consume("rpm", 2)
                     .maxWait(Duration.ofMillis(maxWaits[i])));
 
-            assertThat(slept).as("maxWait %d ms", maxWaits[i]).containsExactly(Duration.ofMillis(sleeps[i]));
+            assertThat(slept.stream().mapToLong(Duration::toMillis).sum()).as("maxWait %d ms", maxWaits[i])
+                    .isEqualTo(2000);
         }
+        assertThat(slept).as("booked at once: one sleep, no jitter").containsExactly(Duration.ofSeconds(2));
 
         // one millisecond short of the computed wait: refused at once, whatever the jitter
         jittery.acquire("user-x", "api", Map.of("rpm", 60L));
@@ -105,29 +107,27 @@ class WaitingTest {
     }
 
     @Test
-    void aWaiterThatCanBeAdmittedIsNotHeldBackByAHigherPriorityOneThatCannot() throws Exception {
+    void aLowerPriorityLeavesTheSlotsBeyondItsHorizonToAHigherOne() throws Exception {
         ClockSleeper sleeper = new ClockSleeper(clock);
         RateLimiter gated = steppedBy(sleeper);
         gated.admin().setResourceDefaults("jobs", List.of(Limit.perMinute("rpm", 6)));   // one every 10 s
         gated.acquire("user-1", "jobs", Map.of("rpm", 6L));
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            CompletableFuture<Lease> large = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
-                    .of("user-1", "jobs").consume("rpm", 5).priority(9).maxWait(Duration.ofMinutes(2))), pool);
-            assertThat(sleeper.nextSleep()).isEqualTo(Duration.ofSeconds(50));
-            CompletableFuture<Lease> small = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
-                    .of("user-1", "jobs").consume("rpm", 1).priority(1).maxWait(Duration.ofMinutes(2))), pool);
-            assertThat(sleeper.nextSleep()).as("the small one tried too").isEqualTo(
-                    Duration.ofSeconds(10));
+            CompletableFuture<Lease> low = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).maxWait(Duration.ofSeconds(15))), pool);
+            assertThat(sleeper.nextSleep()).as("priority 0 books at most 7.5 s ahead: it looks again in 2.5 s")
+                    .isEqualTo(Duration.ofMillis(2500));
+            CompletableFuture<Lease> high = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).priority(1).maxWait(Duration.ofSeconds(15))), pool);
+            assertThat(sleeper.nextSleep()).as("priority 1 books its whole maxWait ahead: the next token")
+                    .isEqualTo(Duration.ofSeconds(10));
 
-            clock.advance(Duration.ofSeconds(10));      // one token back: enough for the small one only
-
-            assertThat(small.get(30, TimeUnit.SECONDS).statuses()).singleElement()
-                    .satisfies(s -> assertThat(s.available()).isZero());
-            assertThat(large).as("the large one sleeps on").isNotDone();
-
-            clock.advance(Duration.ofSeconds(50));
-            assertThat(large.get(30, TimeUnit.SECONDS).statuses()).singleElement()
+            clock.advance(Duration.ofMillis(2500));     // the next token is booked: the one after does not fit
+            assertThatThrownBy(() -> low.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(RateLimitExceededException.class);
+            clock.advance(Duration.ofMillis(7500));
+            assertThat(high.get(30, TimeUnit.SECONDS).statuses()).singleElement()
                     .satisfies(s -> assertThat(s.available()).isZero());
         } finally {
             clock.advance(Duration.ofHours(1));
@@ -136,25 +136,26 @@ class WaitingTest {
     }
 
     @Test
-    void amongWaitersThatCanBeAdmittedPriorityWins() throws Exception {
+    void withinTheirHorizonsWaitersBookInTheOrderTheyAskWhateverTheirPriority() throws Exception {
         ClockSleeper sleeper = new ClockSleeper(clock);
         RateLimiter gated = steppedBy(sleeper);
         gated.admin().setResourceDefaults("jobs", List.of(Limit.perMinute("rpm", 6)));   // one every 10 s
         gated.acquire("user-1", "jobs", Map.of("rpm", 6L));
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            CompletableFuture<Lease> low = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
-                    .of("user-1", "jobs").consume("rpm", 1).priority(1).maxWait(Duration.ofSeconds(15))), pool);
+            CompletableFuture<Lease> first = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).priority(1).maxWait(Duration.ofSeconds(30))), pool);
             assertThat(sleeper.nextSleep()).isEqualTo(Duration.ofSeconds(10));
-            CompletableFuture<Lease> high = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
-                    .of("user-1", "jobs").consume("rpm", 1).priority(9).maxWait(Duration.ofSeconds(15))), pool);
-            assertThat(sleeper.nextSleep()).isEqualTo(Duration.ofSeconds(10));
+            CompletableFuture<Lease> later = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).priority(9).maxWait(Duration.ofSeconds(30))), pool);
+            assertThat(sleeper.nextSleep()).as("the slot after the one booked first")
+                    .isEqualTo(Duration.ofSeconds(20));
 
-            clock.advance(Duration.ofSeconds(10));      // one token back, and both could take it
-
-            assertThat(high.get(30, TimeUnit.SECONDS)).isNotNull();
-            assertThatThrownBy(() -> low.get(30, TimeUnit.SECONDS))
-                    .hasCauseInstanceOf(RateLimitExceededException.class);
+            clock.advance(Duration.ofSeconds(10));
+            assertThat(first.get(30, TimeUnit.SECONDS)).isNotNull();
+            assertThat(later).isNotDone();
+            clock.advance(Duration.ofSeconds(10));
+            assertThat(later.get(30, TimeUnit.SECONDS)).isNotNull();
         } finally {
             clock.advance(Duration.ofHours(1));
             pool.shutdownNow();

@@ -64,6 +64,14 @@ public record BucketDebit(BucketKey key, List<Limit> limits, Map<String, Long> a
         return overridden() ? new BucketDebit(key, kept, amountsMilli, countOnly, defaultDerived, leaseId, kept)
                 : this;
     }
+    /**
+     * Whether a store may book this debit ahead of its tokens ({@link LimiterStore#tryAcquire(List, long, long)}):
+     * it counts, takes no concurrency slot and has no per-call override.
+     */
+    public boolean bookable() {
+        return !countOnly && !takesSlots() && !overridden();
+    }
+
     /** Whether any limit of the debit is a concurrency limit that it takes a slot of. */
     public boolean takesSlots() {
         for (Limit limit : limits) {

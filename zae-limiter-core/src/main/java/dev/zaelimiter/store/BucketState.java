@@ -166,6 +166,41 @@ public sealed class BucketState permits BucketState.Refilled {
     }
 
     /**
+     * The booking rule, in one place: whether every hard limit in {@code limits} either holds what
+     * {@code amountsMilli} asks of it now, or drips and holds it by refill within {@code horizonMillis} (its
+     * {@link #retryAfterMillis} is at most that), so that it may be taken now, into debt, and the debt is paid back
+     * by then. A limit that does not drip (a quota) is never taken into debt: its reset would forget the debt. With
+     * a horizon of zero this is {@link #admits}.
+     */
+    public boolean admitsWithin(List<Limit> limits, Map<String, Long> amountsMilli, long horizonMillis) {
+        for (Limit limit : limits) {
+            long amount = amountsMilli.getOrDefault(limit.name(), 0L);
+            if (refuses(limit, amount, balanceMilli(limit.name()), false) && (horizonMillis <= 0
+                    || !Limits.parametersAt(limit, lastRefillMillis).drips() || limit.isConcurrency()
+                    || retryAfterMillis(limit, amount) > horizonMillis)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * For a state just debited by {@code amountsMilli} (after {@link #admitsWithin}), milliseconds from
+     * {@link #lastRefillMillis()} until every hard limit it took from is out of debt again: when a booked call's slot
+     * comes. Zero when none is in debt.
+     */
+    public long bookedWaitMillis(List<Limit> limits, Map<String, Long> amountsMilli) {
+        long wait = 0;
+        for (Limit limit : limits) {
+            if (!limit.isSoft() && !limit.isConcurrency() && amountsMilli.getOrDefault(limit.name(), 0L) > 0
+                    && balanceMilli(limit.name()) < 0) {
+                wait = Math.max(wait, retryAfterMillis(limit, 0));
+            }
+        }
+        return wait;
+    }
+
+    /**
      * The admission rule, in one place: whether {@code limit} refuses to give {@code amountMilli} from
      * {@code balanceMilli}. Only a hard limit asked for a positive amount by a debit that is not count-only (a
      * bypassed entity's) refuses, and only when its balance does not cover the amount.

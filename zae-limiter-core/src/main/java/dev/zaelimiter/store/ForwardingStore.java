@@ -106,6 +106,11 @@ public abstract class ForwardingStore implements LimiterStore {
     }
 
     @Override
+    public AcquireResult tryAcquire(List<BucketDebit> debits, long now, long horizonMillis) {
+        return delegate().tryAcquire(debits, now, horizonMillis);
+    }
+
+    @Override
     public void apply(List<BucketDebit> debits, long now) {
         delegate().apply(debits, now);
     }

@@ -85,6 +85,20 @@ public interface LimiterStore extends AutoCloseable {
     AcquireResult tryAcquire(List<BucketDebit> debits, long now);
 
     /**
+     * As {@link #tryAcquire(List, long)}, but a debit may also be <em>booked</em>: applied although a hard limit
+     * lacks the tokens now, when every such limit drips and, taken into debt, is back to a balance of zero or more
+     * by its refill within {@code horizonMillis} ({@link BucketState#admitsWithin}). The result's
+     * {@link AcquireResult#waitMillis()} says when that is ({@link BucketState#bookedWaitMillis}, the latest over
+     * the debits); the caller holds the debit until then, or gives it back. Debits that take a concurrency slot,
+     * count only, or carry a per-call override are never booked ({@link BucketDebit#bookable()}). With a horizon of
+     * zero this is {@code tryAcquire}. The default books nothing (it is {@code tryAcquire}): the limiter then waits
+     * by re-checking. Stores that decorate another must delegate this too.
+     */
+    default AcquireResult tryAcquire(List<BucketDebit> debits, long now, long horizonMillis) {
+        return tryAcquire(debits, now);
+    }
+
+    /**
      * Applies {@code debits} unconditionally (adjustments and rollbacks), as {@link BucketDebit#shared()} (under the
      * kept limits): balances may go into debt, and a refund never lifts a balance above its capacity. A negative
      * amount of a concurrency limit gives back the slot of the debit's lease, once.

@@ -7,7 +7,6 @@ import dev.zaelimiter.internal.algorithm.LimitRules;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@link BucketState#retryAfterMillis}: the walk forward along a limit's schedule, segment by segment, to the first
@@ -79,14 +78,13 @@ final class ScheduleWalk {
         }
         Arrays.sort(candidates);
         List<Limit> one = List.of(limit);
-        Map<String, Long> need = Map.of(limit.name(), needMilli);
         for (long candidate : candidates) {
             if (candidate >= until) {
                 break;
             }
             long at = Math.max(candidate, from);
             BucketState then = at == from && knownAtFrom != null ? knownAtFrom : stored.refilled(one, at);
-            if (then.covers(limit.name(), need)) {
+            if (then.balanceMilli(limit.name()) >= needMilli) {     // a need of zero: out of debt
                 return at;
             }
         }

@@ -11,6 +11,7 @@ import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -76,6 +77,32 @@ class FlowControlDocsExamplesTest {
         assertThatThrownBy(() -> limiter.acquire(hasty)) // 10 s would not fit: refused at once
                 .isInstanceOf(RateLimitExceededException.class);
         // end::waiting[]
+    }
+
+    @Test
+    void waitingPriority() {
+        List<Duration> slept = new ArrayList<>();
+        RateLimiter limiter = RateLimiter.builder().clock(clock).sleeper(d -> {
+            slept.add(d);
+            clock.advance(d);
+        }).build();
+        // tag::waitingPriority[]
+        limiter.admin().setResourceDefaults("reports", List.of(Limit.perMinute("rpm", 6)));   // one every 10 s
+        for (int i = 0; i < 6; i++) {
+            limiter.acquire("user-2", "reports", Map.of("rpm", 1L));
+        }
+        // priority 1 books its whole maxWait ahead: the next token, 10 s away
+        limiter.acquire(AcquireRequest.of("user-2", "reports").consume("rpm", 1).priority(1)
+                .maxWait(Duration.ofSeconds(15)));
+        // priority 0 books at most 7.5 s ahead: the next free token is 10 s away, so it books nothing yet
+        AcquireRequest background = AcquireRequest.of("user-2", "reports").consume("rpm", 1)
+                .maxWait(Duration.ofSeconds(15));
+        limiter.acquire(background);                      // looks again after 2.5 s, then books the token 7.5 s ahead
+        // end::waitingPriority[]
+        assertThat(slept).hasSize(3);
+        assertThat(slept.get(0)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(slept.get(1)).as("plus jitter").isBetween(Duration.ofMillis(2500), Duration.ofMillis(2750));
+        assertThat(slept.get(1).plus(slept.get(2))).as("the booked slot, exact").isEqualTo(Duration.ofSeconds(10));
     }
 
     @Test

@@ -37,6 +37,14 @@ public abstract class StoreContractSupport {
         store.close();
     }
 
+    /**
+     * Whether the store books future slots ({@link LimiterStore#tryAcquire(java.util.List, long, long)}); false for
+     * one that keeps the interface's default, whose waiters re-check instead.
+     */
+    protected boolean booksAhead() {
+        return true;
+    }
+
     /** Another limiter on the same store and clock, as a second process would have. */
     protected RateLimiter newLimiter(LimiterStore store) {
         return RateLimiter.builder().store(store).clock(clock).build();

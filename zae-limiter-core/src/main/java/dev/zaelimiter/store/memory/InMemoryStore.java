@@ -141,36 +141,51 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
 
     @Override
     public AcquireResult tryAcquire(List<BucketDebit> debits, long now) {
+        return tryAcquire(debits, now, 0);
+    }
+
+    @Override
+    public AcquireResult tryAcquire(List<BucketDebit> debits, long now, long horizonMillis) {
         AcquireResult result = debits.size() == 1
-                ? cells.withBucket(debits.get(0).key(), cell -> tryAcquire(cell, debits.get(0), now))
-                : cells.withBuckets(debits, locked -> tryAcquire(locked, debits, now));
+                ? cells.withBucket(debits.get(0).key(), cell -> tryAcquire(cell, debits.get(0), now, horizonMillis))
+                : cells.withBuckets(debits, locked -> tryAcquire(locked, debits, now, horizonMillis));
         sweeper.afterWrite(now);
         return result;
     }
 
-    /** {@link #tryAcquire(List, long)} of one bucket: its monitor alone, and one debited state when not overridden. */
-    private static AcquireResult tryAcquire(Cell cell, BucketDebit debit, long now) {
+    /** The horizon within which {@code debit} may be booked: none unless it is {@linkplain BucketDebit#bookable}. */
+    private static long horizon(BucketDebit debit, long horizonMillis) {
+        return debit.bookable() ? horizonMillis : 0;
+    }
+
+    /** {@link #tryAcquire(List, long, long)} of one bucket: its monitor alone, and one debited state when not overridden. */
+    private static AcquireResult tryAcquire(Cell cell, BucketDebit debit, long now, long horizonMillis) {
         List<Limit> limits = debit.limits();
         BucketState state = CellTable.refilled(cell, debit, now);
-        boolean admitted = debit.countOnly() || state.admits(limits, debit.amountsMilli());
+        boolean admitted = debit.countOnly()
+                || state.admitsWithin(limits, debit.amountsMilli(), horizon(debit, horizonMillis));
+        long wait = 0;
         if (admitted) {
             BucketState debited = state.debited(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId());
             cell.store(debit.overridden() ? state.debitedKept(limits, debit.kept(), debit.amountsMilli(),
                     debit.countOnly(), debit.leaseId()) : debited, debit.kept());
             state = debited;
+            wait = horizonMillis > 0 ? debited.bookedWaitMillis(limits, debit.amountsMilli()) : 0;
         }
-        return new AcquireResult(admitted, List.of(new BucketSnapshot(debit.key(), state)));
+        return new AcquireResult(admitted, List.of(new BucketSnapshot(debit.key(), state)), wait);
     }
 
-    /** {@link #tryAcquire(List, long)} of several buckets, all of them locked. */
-    private static AcquireResult tryAcquire(Cell[] locked, List<BucketDebit> debits, long now) {
+    /** {@link #tryAcquire(List, long, long)} of several buckets, all of them locked. */
+    private static AcquireResult tryAcquire(Cell[] locked, List<BucketDebit> debits, long now, long horizonMillis) {
         BucketState[] refilled = CellTable.refilled(locked, debits, now);
         boolean admitted = true;
         for (int i = 0; i < debits.size() && admitted; i++) {
             BucketDebit debit = debits.get(i);
-            admitted = debit.countOnly() || refilled[i].admits(debit.limits(), debit.amountsMilli());
+            admitted = debit.countOnly()
+                    || refilled[i].admitsWithin(debit.limits(), debit.amountsMilli(), horizon(debit, horizonMillis));
         }
         List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
+        long wait = 0;
         for (int i = 0; i < debits.size(); i++) {
             BucketDebit debit = debits.get(i);
             BucketState state = refilled[i];
@@ -178,10 +193,13 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 locked[i].store(state.debitedKept(debit.limits(), debit.kept(), debit.amountsMilli(),
                         debit.countOnly(), debit.leaseId()), debit.kept());
                 state = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId());
+                if (horizonMillis > 0) {
+                    wait = Math.max(wait, state.bookedWaitMillis(debit.limits(), debit.amountsMilli()));
+                }
             }
             snapshots.add(new BucketSnapshot(debit.key(), state));
         }
-        return new AcquireResult(admitted, snapshots);
+        return new AcquireResult(admitted, snapshots, wait);
     }
 
     @Override

@@ -115,9 +115,18 @@ final class BucketItems {
      * request, not a refused update, a read and a put.
      */
     UpdateItemRequest admission(BucketDebit debit, long now, String stamp, BucketState guess, long learnedAt) {
+        return admission(debit, now, stamp, guess, learnedAt, 0);
+    }
+
+    /**
+     * As {@link #admission(BucketDebit, long, String, BucketState, long)}, for a call that may book up to
+     * {@code horizonMillis} ahead ({@link BucketWrites#horizon}; 0 books nothing).
+     */
+    UpdateItemRequest admission(BucketDebit debit, long now, String stamp, BucketState guess, long learnedAt,
+            long horizonMillis) {
         boolean unknown = guess == null
                 || now - learnedAt >= Math.min(stampTtlMillis, BucketLife.MIN_HORIZON_MILLIS);
-        return update(debit, now, stamp, guess, false, null, null, null, false, unknown);
+        return update(debit, now, stamp, guess, false, null, null, null, false, unknown, horizonMillis);
     }
 
     /**
@@ -127,7 +136,7 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker) {
-        return update(debit, now, stamp, guess, correction, marker, null, null, false, guess == null);
+        return update(debit, now, stamp, guess, correction, marker, null, null, false, guess == null, 0);
     }
 
     /**
@@ -136,7 +145,7 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess, String marker,
             boolean refund) {
-        return update(debit, now, stamp, guess, true, marker, null, null, refund, false);
+        return update(debit, now, stamp, guess, true, marker, null, null, refund, false, 0);
     }
 
     /**
@@ -146,7 +155,7 @@ final class BucketItems {
      */
     UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker, Holds.Exchange exchange, Boolean full) {
-        return update(debit, now, stamp, guess, correction, marker, exchange, full, false, true);
+        return update(debit, now, stamp, guess, correction, marker, exchange, full, false, true, 0);
     }
 
     /**
@@ -156,11 +165,12 @@ final class BucketItems {
      */
     private UpdateItemRequest update(BucketDebit debit, long now, String stamp, BucketState guess,
             boolean correction, String marker, Holds.Exchange exchange, Boolean full, boolean refund,
-            boolean unknown) {
+            boolean unknown, long horizonMillis) {
         if (debit.overridden() && !correction) {
             return null;
         }
-        BucketUpdate update = new BucketUpdate(debit, now, stamp, guess, correction, refund, stampTtlMillis);
+        BucketUpdate update = new BucketUpdate(debit, now, stamp, guess, correction, refund, stampTtlMillis,
+                horizonMillis);
         update.guarded();
         Map<String, Long> held = heldSeen.get(debit.key());
         for (Limit limit : debit.limits()) {

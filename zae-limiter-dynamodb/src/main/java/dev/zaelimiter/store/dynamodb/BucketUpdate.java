@@ -31,6 +31,8 @@ final class BucketUpdate {
     private final boolean correction;
     private final boolean refund;
     private final long stampTtlMillis;
+    /** How far ahead a hard debit may book ({@link DripClauses#drip}); zero: it must be covered now. */
+    private final long horizonMillis;
     private final String nowValue;
     private final String stampValue;
     /** Whether a dripping limit may be left owing more than its capacity: a debit not held to its balance. */
@@ -50,6 +52,13 @@ final class BucketUpdate {
      */
     BucketUpdate(BucketDebit debit, long now, String stamp, BucketState guess, boolean correction, boolean refund,
             long stampTtlMillis) {
+        this(debit, now, stamp, guess, correction, refund, stampTtlMillis, 0);
+    }
+
+    /** As above, for a debit that may book up to {@code horizonMillis} ahead ({@link BucketWrites#horizon}). */
+    BucketUpdate(BucketDebit debit, long now, String stamp, BucketState guess, boolean correction, boolean refund,
+            long stampTtlMillis, long horizonMillis) {
+        this.horizonMillis = horizonMillis;
         this.debit = debit;
         this.now = now;
         this.guess = guess;
@@ -127,7 +136,7 @@ final class BucketUpdate {
                     : DripClauses.fullFor(guess, heldSeen, limit.name(), counted, p.capacityMilli());
             DripClauses.reserving(e, limit.name(), p, amount, now, isFull, hard, x);
         } else if (p.drips()) {
-            DripClauses.drip(e, limit.name(), p, amount, now, guess, hard);
+            DripClauses.drip(e, limit.name(), p, amount, now, guess, hard, now + horizonMillis);
         } else {
             balance(limit, p, amount, hard);
         }

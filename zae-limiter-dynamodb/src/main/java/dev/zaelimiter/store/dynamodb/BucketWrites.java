@@ -20,6 +20,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -72,8 +73,46 @@ final class BucketWrites {
     }
 
     AcquireResult acquire(BucketDebit debit, long now) {
-        Outcome outcome = acquireOne(debit, now);
-        return new AcquireResult(outcome.admitted(), List.of(new BucketSnapshot(debit.key(), outcome.state())));
+        return acquire(debit, now, 0);
+    }
+
+    /**
+     * Admits {@code debit}, or books it up to {@code horizonMillis} ahead ({@link #horizon} says how far this store
+     * goes), with the wait of a booking.
+     */
+    AcquireResult acquire(BucketDebit debit, long now, long horizonMillis) {
+        long horizon = horizon(debit, now, horizonMillis);
+        Outcome outcome = acquireOne(debit, now, horizon);
+        long wait = outcome.admitted() && horizon > 0
+                ? outcome.state().bookedWaitMillis(debit.limits(), debit.amountsMilli()) : 0;
+        return new AcquireResult(outcome.admitted(), List.of(new BucketSnapshot(debit.key(), outcome.state())),
+                wait);
+    }
+
+    /**
+     * How far ahead this store books {@code debit} when asked for {@code horizonMillis}: not at all when it is not
+     * {@linkplain BucketDebit#bookable bookable} or takes from a scheduled or reserving limit (whose refill one
+     * condition cannot follow), and never further than its fastest hard dripping limit takes to fill from empty,
+     * so that no limit owes more than about one capacity (the item's time to live and its life count on that).
+     */
+    static long horizon(BucketDebit debit, long now, long horizonMillis) {
+        if (horizonMillis <= 0 || !debit.bookable()) {
+            return 0;
+        }
+        long horizon = horizonMillis;
+        for (Limit limit : debit.limits()) {
+            if (limit.isSoft() || debit.amountsMilli().getOrDefault(limit.name(), 0L) <= 0) {
+                continue;
+            }
+            if (!limit.schedule().isEmpty() || limit.localReservations()) {
+                return 0;
+            }
+            Limits.Parameters p = Limits.parametersAt(limit, now);
+            if (p.drips()) {
+                horizon = Math.min(horizon, ItemTimes.creditMillis(BigInteger.valueOf(p.capacityMilli()), p));
+            }
+        }
+        return horizon;
     }
 
     /** The bucket of {@code debit} as this process last learned it, refilled to {@code now}; {@code null}: unknown. */
@@ -83,26 +122,36 @@ final class BucketWrites {
 
     /** Refuses locally when what this process knows allows it, else writes once, and settles a wrong guess. */
     Outcome acquireOne(BucketDebit debit, long now) {
+        return acquireOne(debit, now, 0);
+    }
+
+    /**
+     * As {@link #acquireOne(BucketDebit, long)}, booking up to {@code horizon} ahead (as {@link #horizon} bounds
+     * it); a booking is refused locally only when the store surely could not book it
+     * ({@link KnownBuckets#bookingRefusal}), and never waits for a pause after a lost race.
+     */
+    Outcome acquireOne(BucketDebit debit, long now, long horizon) {
         String stamp = items.stamp(debit.kept());
         KnownBuckets.Known k = known.get(debit.key(), stamp);
         BucketState estimate = null;
         if (k != null) {
             estimate = k.estimate(debit.limits(), now);
-            BucketState refusal = KnownBuckets.localRefusal(debit, k, estimate, now);
+            BucketState refusal = horizon > 0 ? KnownBuckets.bookingRefusal(debit, k, estimate, now, horizon)
+                    : KnownBuckets.localRefusal(debit, k, estimate, now);
             if (refusal != null) {
                 return new Outcome(false, refusal);
             }
-            if (!known.claimProbe(debit, k, now)) {
+            if (horizon == 0 && !known.claimProbe(debit, k, now)) {
                 return new Outcome(false, k.learned(debit.limits(), now));
             }
             now = estimate.lastRefillMillis();         // not before the last write this process knows of
         }
-        UpdateItemRequest request = BucketItems.consumes(debit)
-                ? items.admission(debit, now, stamp, estimate, k == null ? now : k.learnedAt()) : null;
+        UpdateItemRequest request = BucketItems.consumes(debit) ? items.admission(debit, now, stamp, estimate,
+                k == null ? now : k.learnedAt(), horizon) : null;
         if (request == null) {
-            return settle(debit, now, stamp, StoredBucket.UNKNOWN, false);
+            return settle(debit, now, stamp, StoredBucket.UNKNOWN, false, horizon);
         }
-        boolean expected = estimate != null && estimate.admits(debit.limits(), debit.amountsMilli());
+        boolean expected = estimate != null && estimate.admitsWithin(debit.limits(), debit.amountsMilli(), horizon);
         boolean reserved = expected && !debit.countOnly();
         if (reserved) {
             known.reserve(debit, stamp, now);
@@ -110,7 +159,7 @@ final class BucketWrites {
         try {
             return admitted(debit, stamp, now, request, client.updateItem(request));
         } catch (ConditionalCheckFailedException e) {
-            return settle(debit, now, stamp, StoredBucket.returned(e), expected);
+            return settle(debit, now, stamp, StoredBucket.returned(e), expected, horizon);
         } finally {
             if (reserved) {
                 known.release(debit, stamp);
@@ -160,14 +209,14 @@ final class BucketWrites {
      *                 to another process where the bucket shows writes its own calls do not account for)
      */
     private Outcome settle(BucketDebit debit, long now, String stamp, Map<String, AttributeValue> item,
-            boolean expected) {
+            boolean expected, long horizon) {
         long started = System.nanoTime();
         for (int attempt = 0; mayRetry(attempt, started); attempt++) {
             item = retrying(attempt, debit, item);
             items.saw(debit.key(), item);
             BucketState state = StoredBucket.current(item, debit, now);
             long at = state.lastRefillMillis();           // a clock behind the last write counts from that write
-            if (!debit.countOnly() && !state.admits(debit.limits(), debit.amountsMilli())) {
+            if (!debit.countOnly() && !state.admitsWithin(debit.limits(), debit.amountsMilli(), horizon)) {
                 if (debit.overridden()) {
                     known.forget(debit.key());        // the state seen through an override is not the bucket's
                 } else {
@@ -191,7 +240,7 @@ final class BucketWrites {
                     continue;
                 }
             }
-            UpdateItemRequest request = items.update(debit, at, stamp, state, false);
+            UpdateItemRequest request = items.admission(debit, at, stamp, state, at, horizon);
             try {
                 return admitted(debit, stamp, at, request, client.updateItem(request));
             } catch (ConditionalCheckFailedException lost) {

@@ -27,6 +27,15 @@ final class DripClauses {
      */
     static void drip(Expression e, String name, Limits.Parameters p, long amount, long now, BucketState guess,
             boolean hard) {
+        drip(e, name, p, amount, now, guess, hard, now);
+    }
+
+    /**
+     * As above; a hard debit that books ({@code bookUntil} after {@code now}) requires instead that the point stays
+     * within one capacity of {@code bookUntil}: the balance, taken into debt, is back to zero by then.
+     */
+    static void drip(Expression e, String name, Limits.Parameters p, long amount, long now, BucketState guess,
+            boolean hard, long bookUntil) {
         String fullAt = e.name(ItemCodec.FULL_AT + name);
         BigInteger grid = FullAt.grid(now, p);
         BigInteger amountMilli = BigInteger.valueOf(amount);
@@ -44,8 +53,8 @@ final class DripClauses {
         } else if (amount > 0) {
             e.onLimits.add(fullAt + " > " + e.value(ItemCodec.number(grid)));
             if (hard) {
-                e.onLimits.add(fullAt + " <= " + e.value(ItemCodec.number(
-                        grid.add(BigInteger.valueOf(p.capacityMilli())).subtract(amountMilli))));
+                e.onLimits.add(fullAt + " <= " + e.value(ItemCodec.number(FullAt.grid(bookUntil, p)
+                        .add(BigInteger.valueOf(p.capacityMilli())).subtract(amountMilli))));
             }
             e.set.add(fullAt + " = " + fullAt + " + " + e.value(ItemCodec.number(amountMilli)));
         } else {

@@ -252,6 +252,19 @@ public final class DynamoDbStore implements LimiterStore {
                         : cascades.acquireCompensating(debits, now)));
     }
 
+    /**
+     * Books one bucket's debit ahead ({@link BucketWrites#horizon} says how far); several buckets (a cascade, other
+     * targets) and a reserving limit are not booked: they answer as {@link #tryAcquire(List, long)}.
+     */
+    @Override
+    public AcquireResult tryAcquire(List<BucketDebit> debits, long now, long horizonMillis) {
+        if (horizonMillis <= 0 || debits.size() != 1 || LocalReservations.reserving(debits.get(0)) != null) {
+            return tryAcquire(debits, now);
+        }
+        return onBuckets(debits, () -> calls.call("acquire", () -> buckets.acquire(debits.get(0), now,
+                horizonMillis)));
+    }
+
     @Override
     public void apply(List<BucketDebit> debits, long now) {
         onBuckets(debits, () -> calls.call("adjust", () -> {

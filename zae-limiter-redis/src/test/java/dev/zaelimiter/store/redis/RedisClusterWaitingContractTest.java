@@ -10,4 +10,9 @@ class RedisClusterWaitingContractTest extends WaitingContract {
     protected LimiterStore createStore() {
         return RedisTestStores.newClusterStore(clock);
     }
+
+    @Override
+    protected boolean booksAhead() {
+        return false;
+    }
 }

@@ -10,4 +10,9 @@ class RedisWaitingContractTest extends WaitingContract {
     protected LimiterStore createStore() {
         return RedisTestStores.newStore(clock);
     }
+
+    @Override
+    protected boolean booksAhead() {
+        return false;
+    }
 }

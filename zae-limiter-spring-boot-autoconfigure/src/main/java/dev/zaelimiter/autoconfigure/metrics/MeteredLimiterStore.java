@@ -182,6 +182,12 @@ public final class MeteredLimiterStore extends ForwardingStore implements Decora
         return time(Operation.TRY_ACQUIRE, () -> delegate.tryAcquire(debits, now));
     }
 
+    /** A booking ({@link dev.zaelimiter.store.LimiterStore#tryAcquire(List, long, long)}), timed as a {@code tryAcquire}. */
+    @Override
+    public AcquireResult tryAcquire(List<BucketDebit> debits, long now, long horizonMillis) {
+        return time(Operation.TRY_ACQUIRE, () -> delegate.tryAcquire(debits, now, horizonMillis));
+    }
+
     @Override
     public void apply(List<BucketDebit> debits, long now) {
         run(Operation.APPLY, () -> delegate.apply(debits, now));

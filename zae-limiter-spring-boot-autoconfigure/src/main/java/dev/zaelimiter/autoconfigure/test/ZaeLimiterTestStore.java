@@ -63,6 +63,12 @@ public final class ZaeLimiterTestStore extends ForwardingStore {
     }
 
     @Override
+    public AcquireResult tryAcquire(List<BucketDebit> debits, long now, long horizonMillis) {
+        remember(debits);
+        return delegate.tryAcquire(debits, now, horizonMillis);
+    }
+
+    @Override
     public void apply(List<BucketDebit> debits, long now) {
         remember(debits);
         delegate.apply(debits, now);

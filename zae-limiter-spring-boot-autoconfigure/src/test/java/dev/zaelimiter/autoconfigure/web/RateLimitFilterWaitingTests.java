@@ -56,8 +56,9 @@ class RateLimitFilterWaitingTests {
                             .andExpect(status().isTooManyRequests());
                     assertThat(slept).as("10 s does not fit in 5 s: refused at once").isEmpty();
                     mvc.perform(get("/api/items").header("X-Api-Key", "k1")).andExpect(status().isOk());
-                    assertThat(slept).singleElement()
-                            .satisfies(d -> assertThat(d).isBetween(Duration.ofSeconds(10), Duration.ofSeconds(11)));
+                    // the default priority books at most half its max-wait ahead: it may look once before it books
+                    assertThat(slept.stream().reduce(Duration.ZERO, Duration::plus))
+                            .isBetween(Duration.ofSeconds(10), Duration.ofSeconds(11));
                 });
     }
 }

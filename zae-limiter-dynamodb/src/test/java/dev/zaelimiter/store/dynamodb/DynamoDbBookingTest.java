@@ -1,0 +1,85 @@
+package dev.zaelimiter.store.dynamodb;
+
+import dev.zaelimiter.AcquireRequest;
+import dev.zaelimiter.Limit;
+import dev.zaelimiter.RateLimitExceededException;
+import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.testing.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Waiters of two processes booking one bucket on DynamoDB: consecutive slots in the order they ask, one
+ * {@code UpdateItem} per booking, and no local refusal of a booking the store would make.
+ */
+class DynamoDbBookingTest {
+
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+    private final MutableClock clock = MutableClock.start();
+    private final String namespace = "booking" + NAMESPACES.incrementAndGet();
+    private final List<Duration> slept = new ArrayList<>();
+
+    /** One process: its own store (what it knows of buckets), counting its requests, on the shared namespace. */
+    private RateLimiter process(RequestCounter counter) {
+        DynamoDbStore store = DynamoDbTestStores.builder(getClass(), clock).namespace(namespace)
+                .client(Dynalite.get().client(counter)).build();
+        // the sleeper records each wait and returns at once: the clock stands still while others book
+        return RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO)
+                .sleeper(slept::add).build();
+    }
+
+    private static AcquireRequest waiter(Duration maxWait) {
+        return AcquireRequest.of("user-1", "reports").consume("rpm", 1).priority(1).maxWait(maxWait);
+    }
+
+    @Test
+    void aProcessThatSawTheBucketDrainedBooksTheNextSlotWithOneUpdateItem() {
+        RequestCounter counter = new RequestCounter();
+        RateLimiter a = process(counter);
+        a.admin().setResourceDefaults("reports", List.of(Limit.perMinute("rpm", 6)));   // one every 10 s
+        for (int i = 0; i < 6; i++) {
+            a.acquire("user-1", "reports", Map.of("rpm", 1L)).close();
+        }
+        counter.reset();
+
+        a.acquire(waiter(Duration.ofSeconds(15))).close();
+
+        assertThat(slept).as("booked, not refused locally").containsExactly(Duration.ofSeconds(10));
+        assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
+    }
+
+    @Test
+    void waitersOfTwoProcessesBookConsecutiveSlotsInTurnAtOneUpdateItemEach() {
+        RequestCounter counterA = new RequestCounter();
+        RequestCounter counterB = new RequestCounter();
+        RateLimiter a = process(counterA);
+        RateLimiter b = process(counterB);
+        a.admin().setResourceDefaults("reports", List.of(Limit.perMinute("rpm", 6)));
+        for (int i = 0; i < 6; i++) {
+            a.acquire("user-1", "reports", Map.of("rpm", 1L)).close();
+        }
+        b.acquire(waiter(Duration.ofMinutes(1))).close();       // b learns the bucket (its first guess is "full")
+        counterA.reset();
+        counterB.reset();
+
+        for (int i = 0; i < 5; i++) {
+            (i % 2 == 0 ? a : b).acquire(waiter(Duration.ofMinutes(1))).close();
+        }
+
+        assertThat(slept).containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(30),
+                Duration.ofSeconds(40), Duration.ofSeconds(50), Duration.ofSeconds(60));
+        assertThat(counterA.total() + counterB.total()).as("requests for five bookings").isEqualTo(5);
+        assertThatThrownBy(() -> a.acquire(waiter(Duration.ofSeconds(65)))).as("the next slot is 70 s ahead")
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(slept).hasSize(6);
+    }
+}
