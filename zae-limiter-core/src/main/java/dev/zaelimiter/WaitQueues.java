@@ -320,9 +320,11 @@ final class WaitQueues {
     /**
      * Records the rejection of {@code me} at {@code now}, whose wait was {@code wait}: it is due again as
      * {@link #dueAfter} says and looks a little later (jitter). Every other waiter that asks at least as much of the
-     * same limits could not pass before its own {@code dueAfter} the same wait either, and is held back as long; one
-     * that could then no longer pass within its own deadline is made due at once, so that it fails at once on its
-     * own rejection. Pollers for a slot are held back at most to their deadline.
+     * same limits could not pass before its own {@code dueAfter} the same wait either, and is held back as long; when
+     * {@code me} was refused only because the wait is beyond its own horizon, another is held back only until the
+     * wait has shrunk to <em>its</em> horizon (at once, when it could book now). One that could then no longer pass
+     * within its own deadline is made due at once, so that it fails at once on its own rejection. Pollers for a slot
+     * are held back at most to their deadline.
      */
     private void refused(Queue queue, Waiter me, long now, long wait, boolean polling) {
         queue.lock.lock();
@@ -330,11 +332,13 @@ final class WaitQueues {
             me.due = dueAfter(me, now, wait, polling);
             long delay = me.due - now;
             me.wake = polling ? me.due : Math.min(me.deadline, me.due + jitter(delay));
+            boolean beyondHorizon = !polling && wait > horizon(me, me.deadline - now);
             for (Waiter other : queue.waiters) {
                 if (other == me || !asksAtLeast(other.request, me.request)) {
                     continue;
                 }
-                long due = dueAfter(other, now, wait, polling);
+                long due = beyondHorizon ? now + Math.max(0, wait - horizon(other, other.deadline - now))
+                        : dueAfter(other, now, wait, polling);
                 long otherDue = Math.max(other.due, due);
                 long otherWake = Math.max(other.wake, due + me.wake - me.due);
                 if (otherDue > other.deadline) {

@@ -1,5 +1,8 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.store.AcquireResult;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import dev.zaelimiter.testing.ClockSleeper;
 import dev.zaelimiter.testing.MutableClock;
@@ -15,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -130,6 +135,61 @@ class WaitingTest {
             assertThat(high.get(30, TimeUnit.SECONDS).statuses()).singleElement()
                     .satisfies(s -> assertThat(s.available()).isZero());
         } finally {
+            clock.advance(Duration.ofHours(1));
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aRefusalBeyondTheRefusedWaitersHorizonDoesNotHoldBackOneWithALongerHorizon() throws Exception {
+        CountDownLatch atStore = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicBoolean gate = new AtomicBoolean(true);
+        InMemoryStore memory = new InMemoryStore();
+        LimiterStore held = new dev.zaelimiter.store.ForwardingStore() {
+            @Override
+            protected LimiterStore delegate() {
+                return memory;
+            }
+
+            @Override
+            public AcquireResult tryAcquire(List<BucketDebit> debits, long now, long horizonMillis) {
+                if (gate.getAndSet(false)) {         // the first waiter stays at the store until the second queues
+                    atStore.countDown();
+                    try {
+                        go.await();
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+                return memory.tryAcquire(debits, now, horizonMillis);
+            }
+        };
+        ClockSleeper sleeper = new ClockSleeper(clock);
+        RateLimiter gated = RateLimiter.builder().store(held).clock(clock).jitter(spread -> 0).sleeper(sleeper)
+                .build();
+        gated.admin().setResourceDefaults("jobs", List.of(Limit.perMinute("rpm", 6)));   // one every 10 s
+        gated.acquire("user-1", "jobs", Map.of("rpm", 6L));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CompletableFuture<Lease> low = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).maxWait(Duration.ofSeconds(15))), pool);
+            assertThat(atStore.await(30, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Lease> high = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).priority(1).maxWait(Duration.ofSeconds(15))), pool);
+            awaitWaiters(gated, 2);
+            go.countDown();          // low is refused: the token 10 s away is beyond its 7.5 s horizon, not high's
+            assertThat(List.of(sleeper.nextSleep(), sleeper.nextSleep()))
+                    .containsExactlyInAnyOrder(Duration.ofMillis(2500), Duration.ofSeconds(10));
+
+            clock.advance(Duration.ofMillis(2500));
+            assertThatThrownBy(() -> low.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(RateLimitExceededException.class);
+            clock.advance(Duration.ofMillis(7500));
+            assertThat(high.get(30, TimeUnit.SECONDS).statuses()).singleElement()
+                    .satisfies(s -> assertThat(s.available()).isZero());
+        } finally {
+            go.countDown();
             clock.advance(Duration.ofHours(1));
             pool.shutdownNow();
         }
