@@ -75,6 +75,17 @@ class WaitingTest {
     }
 
     @Test
+    void aBypassedWaiterIsAdmittedAtOnceWhateverTheBucketOwes() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 6)));
+        limiter.acquire("vip", "api", Map.of("rpm", 6L)).adjust("rpm", 4);     // 4 tokens in debt: 40 s
+        limiter.admin().setEntityDisabled("vip", "api", DisabledMode.BYPASS);
+
+        limiter.acquire(AcquireRequest.of("vip", "api").consume("rpm", 1).maxWait(Duration.ofSeconds(15)));
+
+        assertThat(slept).isEmpty();
+    }
+
+    @Test
     void theJitterNeverTurnsAWaitThatFitsIntoARefusalNorDelaysABookedSlot() {
         RateLimiter jittery = RateLimiter.builder().store(new InMemoryStore()).clock(clock).sleeper(d -> {
             slept.add(d);
