@@ -124,7 +124,10 @@ final class WaitQueues {
                 : Math.min(leftMillis, (waiter.deadline - waiter.start) >> Math.min(62, 1 - (long) priority));
     }
 
-    /** Waits for the slot a booked {@code lease} holds; gives the lease back when the wait is interrupted or fails. */
+    /**
+     * Waits for the slot a booked {@code lease} holds; gives the lease back when the wait is interrupted or fails,
+     * and a rollback that fails too is added to that failure as suppressed.
+     */
     private void awaitSlot(Lease lease, long waitMillis) {
         try {
             if (sleeper != null) {
@@ -133,11 +136,21 @@ final class WaitQueues {
                 TimeUnit.MILLISECONDS.sleep(waitMillis);
             }
         } catch (InterruptedException e) {
-            lease.rollback();
-            Thread.currentThread().interrupt();
-            throw new AcquireInterruptedException(e);
+            AcquireInterruptedException interrupted = new AcquireInterruptedException(e);
+            try {
+                lease.rollback();
+            } catch (RuntimeException r) {
+                interrupted.addSuppressed(r);
+            } finally {
+                Thread.currentThread().interrupt();
+            }
+            throw interrupted;
         } catch (RuntimeException | Error e) {
-            lease.rollback();
+            try {
+                lease.rollback();
+            } catch (RuntimeException r) {
+                e.addSuppressed(r);
+            }
             throw e;
         }
     }

@@ -116,6 +116,36 @@ class WaitingTest {
         assertThat(slept).isEmpty();
     }
 
+    @Test
+    void anInterruptedBookingWhoseRollbackFailsStillRaisesTheInterruption() {
+        InMemoryStore memory = new InMemoryStore();
+        LimiterStore failingWrites = new dev.zaelimiter.store.ForwardingStore() {
+            @Override
+            protected LimiterStore delegate() {
+                return memory;
+            }
+
+            @Override
+            public void apply(List<BucketDebit> debits, long now) {
+                throw new StoreUnavailableException("down", null);
+            }
+        };
+        RateLimiter interrupted = RateLimiter.builder().store(failingWrites).clock(clock).sleeper(d -> {
+            throw new InterruptedException("stop");
+        }).build();
+        interrupted.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 6)));
+        interrupted.acquire("user-1", "api", Map.of("rpm", 6L));
+        try {
+            assertThatThrownBy(() -> interrupted.acquire(AcquireRequest.of("user-1", "api").consume("rpm", 1)
+                    .priority(1).maxWait(Duration.ofSeconds(15))))
+                    .isInstanceOfSatisfying(AcquireInterruptedException.class, e -> assertThat(e.getSuppressed())
+                            .singleElement().isInstanceOf(StoreUnavailableException.class));
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt flag is set").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
     /** A limiter on {@code clock} whose waiters sleep until the test moves the clock, with no jitter. */
     private RateLimiter steppedBy(ClockSleeper sleeper) {
         return RateLimiter.builder().store(new InMemoryStore()).clock(clock).jitter(spread -> 0).sleeper(sleeper)
