@@ -125,15 +125,19 @@ final class WaitQueues {
     }
 
     /**
-     * Waits for the slot a booked {@code lease} holds; gives the lease back when the wait is interrupted or fails,
-     * and a rollback that fails too is added to that failure as suppressed.
+     * Waits for the slot a booked {@code lease} holds, {@code waitMillis} from now by the limiter's clock (sleeping
+     * again when a sleep ends early, as a {@link Sleeper} may); gives the lease back when the wait is interrupted or
+     * fails, and a rollback that fails too is added to that failure as suppressed.
      */
     private void awaitSlot(Lease lease, long waitMillis) {
+        long slot = clock.millis() + waitMillis;
         try {
-            if (sleeper != null) {
-                sleeper.sleep(Duration.ofMillis(waitMillis));
-            } else {
-                TimeUnit.MILLISECONDS.sleep(waitMillis);
+            for (long left = waitMillis; left > 0; left = slot - clock.millis()) {
+                if (sleeper != null) {
+                    sleeper.sleep(Duration.ofMillis(left));
+                } else {
+                    TimeUnit.MILLISECONDS.sleep(left);
+                }
             }
         } catch (InterruptedException e) {
             AcquireInterruptedException interrupted = new AcquireInterruptedException(e);

@@ -117,6 +117,22 @@ class WaitingTest {
     }
 
     @Test
+    void aBookedCallWaitsForItsSlotWhenTheSleeperReturnsEarly() {
+        RateLimiter hurried = RateLimiter.builder().store(new InMemoryStore()).clock(clock).sleeper(d -> {
+            slept.add(d);
+            clock.advance(Duration.ofMillis(Math.max(1, d.toMillis() / 2)));   // "or less": half of it
+        }).build();
+        hurried.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        hurried.acquire("user-1", "api", Map.of("rpm", 60L));
+        long start = clock.millis();
+
+        hurried.acquire(AcquireRequest.of("user-1", "api").consume("rpm", 2).maxWait(Duration.ofSeconds(5)));
+
+        assertThat(slept.get(0)).as("booked at once").isEqualTo(Duration.ofSeconds(2));
+        assertThat(clock.millis() - start).as("admitted at its slot, not before").isEqualTo(2000);
+    }
+
+    @Test
     void anInterruptedBookingWhoseRollbackFailsStillRaisesTheInterruption() {
         InMemoryStore memory = new InMemoryStore();
         LimiterStore failingWrites = new dev.zaelimiter.store.ForwardingStore() {
