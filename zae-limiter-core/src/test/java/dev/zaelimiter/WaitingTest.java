@@ -86,6 +86,24 @@ class WaitingTest {
     }
 
     @Test
+    void aWaitBeyondTheFillTimeIsBookedOnceItHasShrunkToIt() {
+        RateLimiter steady = RateLimiter.builder().store(new InMemoryStore()).clock(clock).jitter(spread -> 0)
+                .sleeper(d -> {
+                    slept.add(d);
+                    clock.advance(d);
+                }).build();
+        steady.admin().setResourceDefaults("api", List.of(Limit.custom("rpm", 1, 1, Duration.ofSeconds(10))));
+        steady.acquire("user-1", "api", Map.of("rpm", 1L)).adjust("rpm", 1);     // a token in debt: 20 s
+        AcquireRequest patient = AcquireRequest.of("user-1", "api").consume("rpm", 1).priority(1)
+                .maxWait(Duration.ofSeconds(30));
+
+        steady.acquire(patient);
+
+        assertThat(slept).as("no booking beyond the 10 s the limit takes to fill: it looks again after 10 s, books")
+                .containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(10));
+    }
+
+    @Test
     void theJitterNeverTurnsAWaitThatFitsIntoARefusalNorDelaysABookedSlot() {
         RateLimiter jittery = RateLimiter.builder().store(new InMemoryStore()).clock(clock).sleeper(d -> {
             slept.add(d);

@@ -83,6 +83,21 @@ public abstract class BookingContract extends StoreContractSupport {
     }
 
     @Test
+    void noBookingGoesFurtherAheadThanTheLimitTakesToFill() {
+        drain();
+        if (!booksAhead()) {
+            return;
+        }
+        BucketDebit one = debit(RPM, "rpm", 1);
+        long hour = Duration.ofHours(1).toMillis();
+        for (int slot = 1; slot <= 6; slot++) {
+            assertThat(book(one, hour).waitMillis()).isEqualTo(slot * 10_000L);
+        }
+        assertThat(book(one, hour).admitted()).as("70 s ahead: beyond the 60 s the limit takes to fill").isFalse();
+        assertThat(one.bookingHorizon(clock.millis(), hour)).isEqualTo(60_000);
+    }
+
+    @Test
     void aBucketThatHoldsTheTokensAdmitsWithoutWaitAndNoHorizonBooksNothing() {
         admin.setResourceDefaults(RESOURCE, RPM);
         BucketDebit one = debit(RPM, "rpm", 1);

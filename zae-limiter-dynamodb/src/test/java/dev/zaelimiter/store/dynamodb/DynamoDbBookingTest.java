@@ -34,7 +34,7 @@ class DynamoDbBookingTest {
     private RateLimiter process(RequestCounter counter) {
         DynamoDbStore store = DynamoDbTestStores.builder(getClass(), clock).namespace(namespace)
                 .client(Dynalite.get().client(counter)).build();
-        return RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO)
+        return RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO).jitter(spread -> 0)
                 .sleeper(d -> {
                     slept.add(d);
                     clock.advance(d);
@@ -70,6 +70,19 @@ class DynamoDbBookingTest {
 
         assertThat(slept).as("booked, not refused locally").containsExactly(Duration.ofSeconds(10));
         assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
+    }
+
+    @Test
+    void aWaitBeyondTheFillTimeIsBookedOnceItHasShrunkToIt() {
+        RequestCounter counter = new RequestCounter();
+        RateLimiter a = process(counter);
+        a.admin().setResourceDefaults("reports", List.of(Limit.custom("rpm", 1, 1, Duration.ofSeconds(10))));
+        a.acquire("user-1", "reports", Map.of("rpm", 1L)).adjust("rpm", 1);     // a token in debt: 20 s
+
+        a.acquire(waiter(Duration.ofSeconds(30))).close();
+
+        assertThat(slept).as("not booked beyond the 10 s the limit takes to fill: it looks again after 10 s, books")
+                .containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(10));
     }
 
     @Test
