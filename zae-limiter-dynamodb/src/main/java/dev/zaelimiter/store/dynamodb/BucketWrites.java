@@ -116,8 +116,8 @@ final class BucketWrites {
 
     /**
      * As {@link #acquireOne(BucketDebit, long)}, booking up to {@code horizon} ahead (as {@link #horizon} bounds
-     * it); a booking is refused locally only when the store surely could not book it
-     * ({@link KnownBuckets#bookingRefusal}), and never waits for a pause after a lost race.
+     * it). A booking always asks the store: what this process knows cannot see other processes' refunds, rollbacks
+     * and negative adjustments, and a waiter refused on it might give up for good.
      */
     Outcome acquireOne(BucketDebit debit, long now, long horizon) {
         String stamp = items.stamp(debit.kept());
@@ -125,13 +125,14 @@ final class BucketWrites {
         BucketState estimate = null;
         if (k != null) {
             estimate = k.estimate(debit.limits(), now);
-            BucketState refusal = horizon > 0 ? KnownBuckets.bookingRefusal(debit, k, estimate, now, horizon)
-                    : KnownBuckets.localRefusal(debit, k, estimate, now);
-            if (refusal != null) {
-                return new Outcome(false, refusal);
-            }
-            if (horizon == 0 && !known.claimProbe(debit, k, now)) {
-                return new Outcome(false, k.learned(debit.limits(), now));
+            if (horizon == 0) {
+                BucketState refusal = KnownBuckets.localRefusal(debit, k, estimate, now);
+                if (refusal != null) {
+                    return new Outcome(false, refusal);
+                }
+                if (!known.claimProbe(debit, k, now)) {
+                    return new Outcome(false, k.learned(debit.limits(), now));
+                }
             }
             now = estimate.lastRefillMillis();         // not before the last write this process knows of
         }

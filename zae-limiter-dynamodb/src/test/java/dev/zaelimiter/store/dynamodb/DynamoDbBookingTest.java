@@ -86,6 +86,25 @@ class DynamoDbBookingTest {
     }
 
     @Test
+    void aWaiterAsksTheStoreRatherThanGiveUpOnWhatItsProcessLastSaw() {
+        RequestCounter counterA = new RequestCounter();
+        RequestCounter counterB = new RequestCounter();
+        RateLimiter a = process(counterA);
+        RateLimiter b = process(counterB);
+        a.admin().setResourceDefaults("reports", List.of(Limit.perMinute("rpm", 6)));
+        Lease all = a.acquire("user-1", "reports", Map.of("rpm", 6L));
+        assertThatThrownBy(() -> b.acquire("user-1", "reports", Map.of("rpm", 1L)))
+                .isInstanceOf(RateLimitExceededException.class);           // b has seen the bucket drained
+        all.rollback();                                                    // a gives the tokens back
+        counterB.reset();
+
+        b.acquire(waiter(Duration.ofSeconds(5))).close();                 // the next token, 10 s away, would not fit
+
+        assertThat(slept).as("admitted at once").isEmpty();
+        assertThat(counterB.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
+    }
+
+    @Test
     void waitersOfTwoProcessesBookConsecutiveSlotsInTurnAtOneUpdateItemEach() {
         RequestCounter counterA = new RequestCounter();
         RequestCounter counterB = new RequestCounter();
