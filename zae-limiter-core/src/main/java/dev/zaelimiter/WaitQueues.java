@@ -348,9 +348,8 @@ final class WaitQueues {
      * other waiter that asks at least as much of the same limits could not pass before its own {@code dueAfter} the
      * same wait either, and is held back as long; when {@code me} was refused only because the wait is beyond what
      * it may book, another is held back only until the wait has shrunk to what <em>it</em> may book (at once, when
-     * it could book now). One that could then no longer pass
-     * within its own deadline is made due at once, so that it fails at once on its own rejection. Pollers for a slot
-     * are held back at most to their deadline.
+     * it could book now). One that could then no longer pass within its own deadline is made due at once, so that
+     * it fails at once on its own rejection. Pollers for a slot are held back at most to their deadline.
      */
     private void refused(Queue queue, Waiter me, long now, long wait, boolean polling, long cap) {
         queue.lock.lock();
