@@ -103,7 +103,7 @@ class DynamoDbBookingTest {
         b.acquire(waiter(Duration.ofSeconds(5))).close();                 // the next token, 10 s away, would not fit
 
         assertThat(slept).as("admitted at once").isEmpty();
-        assertThat(counterB.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
+        assertThat(counterB.snapshot()).as("asked the store").containsKey("UpdateItem");
     }
 
     @Test
