@@ -168,6 +168,9 @@ final class Decider {
             notify(entityId, resource, Decision.Outcome.REFUSED, statuses, writes, started);
             RateLimitExceededException refused = new RateLimitExceededException(statuses,
                     slotsRefused(plan, statuses), false);
+            if (horizonMillis > 0) {
+                refused.bookingHorizonMillis = bookingHorizon(plan.debits(), now);
+            }
             return raise ? refused : Refusal.of(refused);
         }
         DefaultLease lease = new DefaultLease(writes, plan, atSlot(plan, result, now), result.waitMillis());
@@ -182,6 +185,22 @@ final class Decider {
             plan.undebited().forEach(undebitedParents::report);
         }
         return lease;
+    }
+
+    /**
+     * How far ahead a store books a call of {@code debits} at most, whatever the waiter's horizon: the shortest
+     * {@link BucketDebit#bookingHorizon} of its bookable debits, zero when none is bookable.
+     */
+    static long bookingHorizon(List<BucketDebit> debits, long now) {
+        long horizon = Long.MAX_VALUE;
+        boolean bookable = false;
+        for (BucketDebit debit : debits) {
+            if (debit.bookable()) {
+                bookable = true;
+                horizon = Math.min(horizon, debit.bookingHorizon(now, Long.MAX_VALUE));
+            }
+        }
+        return bookable ? horizon : 0;
     }
 
     /** A call the store could not decide: the lease the unavailability policy gives (or its exception). */

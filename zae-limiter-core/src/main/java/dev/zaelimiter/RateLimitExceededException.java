@@ -23,6 +23,11 @@ public class RateLimitExceededException extends RateLimiterException {
      */
     private final transient Refusal.Explanation<Object> explanation;
     private final transient Object seen;
+    /**
+     * For a refusal of a call asked to book ahead, how far ahead the store would book it at most
+     * ({@link Decider#bookingHorizon}); unbounded when the call was not asked to book.
+     */
+    transient long bookingHorizonMillis = Long.MAX_VALUE;
 
     public RateLimitExceededException(List<LimitStatus> statuses) {
         this(statuses, false);

@@ -124,20 +124,37 @@ final class WaitQueues {
                 : Math.min(leftMillis, (waiter.deadline - waiter.start) >> Math.min(62, 1 - (long) priority));
     }
 
-    /** Waits for the slot a booked {@code lease} holds; gives the lease back when the wait is interrupted or fails. */
+    /**
+     * Waits for the slot a booked {@code lease} holds, {@code waitMillis} from now by the limiter's clock (sleeping
+     * again when a sleep ends early, as a {@link Sleeper} may); gives the lease back when the wait is interrupted or
+     * fails, and a rollback that fails too is added to that failure as suppressed.
+     */
     private void awaitSlot(Lease lease, long waitMillis) {
+        long slot = clock.millis() + waitMillis;
         try {
-            if (sleeper != null) {
-                sleeper.sleep(Duration.ofMillis(waitMillis));
-            } else {
-                TimeUnit.MILLISECONDS.sleep(waitMillis);
+            for (long left = waitMillis; left > 0; left = slot - clock.millis()) {
+                if (sleeper != null) {
+                    sleeper.sleep(Duration.ofMillis(left));
+                } else {
+                    TimeUnit.MILLISECONDS.sleep(left);
+                }
             }
         } catch (InterruptedException e) {
-            lease.rollback();
-            Thread.currentThread().interrupt();
-            throw new AcquireInterruptedException(e);
+            AcquireInterruptedException interrupted = new AcquireInterruptedException(e);
+            try {
+                lease.rollback();
+            } catch (RuntimeException r) {
+                interrupted.addSuppressed(r);
+            } finally {
+                Thread.currentThread().interrupt();
+            }
+            throw interrupted;
         } catch (RuntimeException | Error e) {
-            lease.rollback();
+            try {
+                lease.rollback();
+            } catch (RuntimeException r) {
+                e.addSuppressed(r);
+            }
             throw e;
         }
     }
@@ -172,7 +189,7 @@ final class WaitQueues {
                     doneTrying(queue);
                     throw rejected;
                 }
-                refused(queue, me, at, wait, polling);
+                refused(queue, me, at, wait, polling, rejected.bookingHorizonMillis);
             }
         } finally {
             leave(key, queue, me);
@@ -181,12 +198,20 @@ final class WaitQueues {
 
     /**
      * When a waiter whose rejection at {@code now} said {@code wait} tries again: when the store could book within
-     * the waiter's horizon (the wait is longer than the horizon), once the wait has shrunk to it; otherwise (the
-     * store books nothing for such a call) once the wait is over.
+     * the waiter's {@linkplain #bookable bookable horizon} (the wait is longer than it), once the wait has shrunk to
+     * it; otherwise (the store books nothing for such a call) once the wait is over.
      */
-    private static long dueAfter(Waiter waiter, long now, long wait, boolean polling) {
-        long horizon = polling ? 0 : horizon(waiter, waiter.deadline - now);
+    private static long dueAfter(Waiter waiter, long now, long wait, boolean polling, long cap) {
+        long horizon = polling ? 0 : bookable(waiter, now, cap);
         return now + (wait > horizon ? wait - horizon : wait);
+    }
+
+    /**
+     * How far ahead the store would book {@code waiter} at {@code now}: its {@link #horizon}, cut to the
+     * {@code cap} its call's limits allow ({@link Decider#bookingHorizon}), so that it and the store agree.
+     */
+    private static long bookable(Waiter waiter, long now, long cap) {
+        return Math.min(cap, horizon(waiter, waiter.deadline - now));
     }
 
     /**
@@ -318,23 +343,27 @@ final class WaitQueues {
     }
 
     /**
-     * Records the rejection of {@code me} at {@code now}, whose wait was {@code wait}: it is due again as
-     * {@link #dueAfter} says and looks a little later (jitter). Every other waiter that asks at least as much of the
-     * same limits could not pass before its own {@code dueAfter} the same wait either, and is held back as long; one
-     * that could then no longer pass within its own deadline is made due at once, so that it fails at once on its
-     * own rejection. Pollers for a slot are held back at most to their deadline.
+     * Records the rejection of {@code me} at {@code now}, whose wait was {@code wait} and whose call the store books
+     * at most {@code cap} ahead: it is due again as {@link #dueAfter} says and looks a little later (jitter). Every
+     * other waiter that asks at least as much of the same limits could not pass before its own {@code dueAfter} the
+     * same wait either, and is held back as long; when {@code me} was refused only because the wait is beyond what
+     * it may book, another is held back only until the wait has shrunk to what <em>it</em> may book (at once, when
+     * it could book now). One that could then no longer pass within its own deadline is made due at once, so that
+     * it fails at once on its own rejection. Pollers for a slot are held back at most to their deadline.
      */
-    private void refused(Queue queue, Waiter me, long now, long wait, boolean polling) {
+    private void refused(Queue queue, Waiter me, long now, long wait, boolean polling, long cap) {
         queue.lock.lock();
         try {
-            me.due = dueAfter(me, now, wait, polling);
+            me.due = dueAfter(me, now, wait, polling, cap);
             long delay = me.due - now;
             me.wake = polling ? me.due : Math.min(me.deadline, me.due + jitter(delay));
+            boolean beyondHorizon = !polling && wait > bookable(me, now, cap);
             for (Waiter other : queue.waiters) {
                 if (other == me || !asksAtLeast(other.request, me.request)) {
                     continue;
                 }
-                long due = dueAfter(other, now, wait, polling);
+                long due = beyondHorizon ? now + Math.max(0, wait - bookable(other, now, cap))
+                        : dueAfter(other, now, wait, polling, cap);
                 long otherDue = Math.max(other.due, due);
                 long otherWake = Math.max(other.wake, due + me.wake - me.due);
                 if (otherDue > other.deadline) {

@@ -1,5 +1,8 @@
 package dev.zaelimiter;
 
+import dev.zaelimiter.store.AcquireResult;
+import dev.zaelimiter.store.BucketDebit;
+import dev.zaelimiter.store.LimiterStore;
 import dev.zaelimiter.store.memory.InMemoryStore;
 import dev.zaelimiter.testing.ClockSleeper;
 import dev.zaelimiter.testing.MutableClock;
@@ -15,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -70,6 +75,35 @@ class WaitingTest {
     }
 
     @Test
+    void aBypassedWaiterIsAdmittedAtOnceWhateverTheBucketOwes() {
+        limiter.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 6)));
+        limiter.acquire("vip", "api", Map.of("rpm", 6L)).adjust("rpm", 4);     // 4 tokens in debt: 40 s
+        limiter.admin().setEntityDisabled("vip", "api", DisabledMode.BYPASS);
+
+        limiter.acquire(AcquireRequest.of("vip", "api").consume("rpm", 1).maxWait(Duration.ofSeconds(15)));
+
+        assertThat(slept).isEmpty();
+    }
+
+    @Test
+    void aWaitBeyondTheFillTimeIsBookedOnceItHasShrunkToIt() {
+        RateLimiter steady = RateLimiter.builder().store(new InMemoryStore()).clock(clock).jitter(spread -> 0)
+                .sleeper(d -> {
+                    slept.add(d);
+                    clock.advance(d);
+                }).build();
+        steady.admin().setResourceDefaults("api", List.of(Limit.custom("rpm", 1, 1, Duration.ofSeconds(10))));
+        steady.acquire("user-1", "api", Map.of("rpm", 1L)).adjust("rpm", 1);     // a token in debt: 20 s
+        AcquireRequest patient = AcquireRequest.of("user-1", "api").consume("rpm", 1).priority(1)
+                .maxWait(Duration.ofSeconds(30));
+
+        steady.acquire(patient);
+
+        assertThat(slept).as("no booking beyond the 10 s the limit takes to fill: it looks again after 10 s, books")
+                .containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(10));
+    }
+
+    @Test
     void theJitterNeverTurnsAWaitThatFitsIntoARefusalNorDelaysABookedSlot() {
         RateLimiter jittery = RateLimiter.builder().store(new InMemoryStore()).clock(clock).sleeper(d -> {
             slept.add(d);
@@ -98,6 +132,52 @@ class WaitingTest {
         assertThatThrownBy(() -> jittery.acquire(AcquireRequest.of("user-x", "api").consume("rpm", 2)
                 .maxWait(Duration.ofMillis(1999)))).isInstanceOf(RateLimitExceededException.class);
         assertThat(slept).isEmpty();
+    }
+
+    @Test
+    void aBookedCallWaitsForItsSlotWhenTheSleeperReturnsEarly() {
+        RateLimiter hurried = RateLimiter.builder().store(new InMemoryStore()).clock(clock).sleeper(d -> {
+            slept.add(d);
+            clock.advance(Duration.ofMillis(Math.max(1, d.toMillis() / 2)));   // "or less": half of it
+        }).build();
+        hurried.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 60)));
+        hurried.acquire("user-1", "api", Map.of("rpm", 60L));
+        long start = clock.millis();
+
+        hurried.acquire(AcquireRequest.of("user-1", "api").consume("rpm", 2).maxWait(Duration.ofSeconds(5)));
+
+        assertThat(slept.get(0)).as("booked at once").isEqualTo(Duration.ofSeconds(2));
+        assertThat(clock.millis() - start).as("admitted at its slot, not before").isEqualTo(2000);
+    }
+
+    @Test
+    void anInterruptedBookingWhoseRollbackFailsStillRaisesTheInterruption() {
+        InMemoryStore memory = new InMemoryStore();
+        LimiterStore failingWrites = new dev.zaelimiter.store.ForwardingStore() {
+            @Override
+            protected LimiterStore delegate() {
+                return memory;
+            }
+
+            @Override
+            public void apply(List<BucketDebit> debits, long now) {
+                throw new StoreUnavailableException("down", null);
+            }
+        };
+        RateLimiter interrupted = RateLimiter.builder().store(failingWrites).clock(clock).sleeper(d -> {
+            throw new InterruptedException("stop");
+        }).build();
+        interrupted.admin().setResourceDefaults("api", List.of(Limit.perMinute("rpm", 6)));
+        interrupted.acquire("user-1", "api", Map.of("rpm", 6L));
+        try {
+            assertThatThrownBy(() -> interrupted.acquire(AcquireRequest.of("user-1", "api").consume("rpm", 1)
+                    .priority(1).maxWait(Duration.ofSeconds(15))))
+                    .isInstanceOfSatisfying(AcquireInterruptedException.class, e -> assertThat(e.getSuppressed())
+                            .singleElement().isInstanceOf(StoreUnavailableException.class));
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt flag is set").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
     }
 
     /** A limiter on {@code clock} whose waiters sleep until the test moves the clock, with no jitter. */
@@ -130,6 +210,61 @@ class WaitingTest {
             assertThat(high.get(30, TimeUnit.SECONDS).statuses()).singleElement()
                     .satisfies(s -> assertThat(s.available()).isZero());
         } finally {
+            clock.advance(Duration.ofHours(1));
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aRefusalBeyondTheRefusedWaitersHorizonDoesNotHoldBackOneWithALongerHorizon() throws Exception {
+        CountDownLatch atStore = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicBoolean gate = new AtomicBoolean(true);
+        InMemoryStore memory = new InMemoryStore();
+        LimiterStore held = new dev.zaelimiter.store.ForwardingStore() {
+            @Override
+            protected LimiterStore delegate() {
+                return memory;
+            }
+
+            @Override
+            public AcquireResult tryAcquire(List<BucketDebit> debits, long now, long horizonMillis) {
+                if (gate.getAndSet(false)) {         // the first waiter stays at the store until the second queues
+                    atStore.countDown();
+                    try {
+                        go.await();
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+                return memory.tryAcquire(debits, now, horizonMillis);
+            }
+        };
+        ClockSleeper sleeper = new ClockSleeper(clock);
+        RateLimiter gated = RateLimiter.builder().store(held).clock(clock).jitter(spread -> 0).sleeper(sleeper)
+                .build();
+        gated.admin().setResourceDefaults("jobs", List.of(Limit.perMinute("rpm", 6)));   // one every 10 s
+        gated.acquire("user-1", "jobs", Map.of("rpm", 6L));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CompletableFuture<Lease> low = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).maxWait(Duration.ofSeconds(15))), pool);
+            assertThat(atStore.await(30, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Lease> high = CompletableFuture.supplyAsync(() -> gated.acquire(AcquireRequest
+                    .of("user-1", "jobs").consume("rpm", 1).priority(1).maxWait(Duration.ofSeconds(15))), pool);
+            awaitWaiters(gated, 2);
+            go.countDown();          // low is refused: the token 10 s away is beyond its 7.5 s horizon, not high's
+            assertThat(List.of(sleeper.nextSleep(), sleeper.nextSleep()))
+                    .containsExactlyInAnyOrder(Duration.ofMillis(2500), Duration.ofSeconds(10));
+
+            clock.advance(Duration.ofMillis(2500));
+            assertThatThrownBy(() -> low.get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(RateLimitExceededException.class);
+            clock.advance(Duration.ofMillis(7500));
+            assertThat(high.get(30, TimeUnit.SECONDS).statuses()).singleElement()
+                    .satisfies(s -> assertThat(s.available()).isZero());
+        } finally {
+            go.countDown();
             clock.advance(Duration.ofHours(1));
             pool.shutdownNow();
         }

@@ -1,7 +1,9 @@
 package dev.zaelimiter.store;
 
 import dev.zaelimiter.Limit;
+import dev.zaelimiter.internal.Limits;
 
+import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 
@@ -70,6 +72,33 @@ public record BucketDebit(BucketKey key, List<Limit> limits, Map<String, Long> a
      */
     public boolean bookable() {
         return !countOnly && !takesSlots() && !overridden();
+    }
+
+    /**
+     * How far ahead a store books this debit when asked to book within {@code horizonMillis} at {@code now}: not at
+     * all unless it is {@linkplain #bookable bookable}, and never further than its fastest hard dripping limit takes
+     * to fill from empty, so that no limit owes more than about one capacity. Every store books by this rule, and
+     * the limiter tells its waiters by it when they can book.
+     */
+    public long bookingHorizon(long now, long horizonMillis) {
+        if (horizonMillis <= 0 || !bookable()) {
+            return 0;
+        }
+        long horizon = horizonMillis;
+        for (Limit limit : limits) {
+            if (limit.isSoft() || amountsMilli.getOrDefault(limit.name(), 0L) <= 0) {
+                continue;
+            }
+            Limits.Parameters p = Limits.parametersAt(limit, now);
+            if (p.drips()) {
+                BigInteger[] qr = BigInteger.valueOf(p.capacityMilli())
+                        .multiply(BigInteger.valueOf(p.refillPeriodMillis()))
+                        .divideAndRemainder(BigInteger.valueOf(p.refillAmountMilli()));
+                BigInteger fill = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
+                horizon = Math.min(horizon, fill.bitLength() < 63 ? fill.longValue() : Long.MAX_VALUE);
+            }
+        }
+        return horizon;
     }
 
     /** Whether any limit of the debit is a concurrency limit that it takes a slot of. */

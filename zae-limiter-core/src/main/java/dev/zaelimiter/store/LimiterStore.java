@@ -90,7 +90,8 @@ public interface LimiterStore extends AutoCloseable {
      * by its refill within {@code horizonMillis} ({@link BucketState#admitsWithin}). The result's
      * {@link AcquireResult#waitMillis()} says when that is ({@link BucketState#bookedWaitMillis}, the latest over
      * the debits); the caller holds the debit until then, or gives it back. Debits that take a concurrency slot,
-     * count only, or carry a per-call override are never booked ({@link BucketDebit#bookable()}). With a horizon of
+     * count only, or carry a per-call override are never booked ({@link BucketDebit#bookable()}), and none further
+     * ahead than {@link BucketDebit#bookingHorizon} allows, which the limiter counts on. With a horizon of
      * zero this is {@code tryAcquire}. The default books nothing (it is {@code tryAcquire}): the limiter then waits
      * by re-checking. Stores that decorate another must delegate this too.
      */

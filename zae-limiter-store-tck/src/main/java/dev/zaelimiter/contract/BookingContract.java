@@ -4,6 +4,7 @@ import dev.zaelimiter.AcquireInterruptedException;
 import dev.zaelimiter.AcquireRequest;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimiter;
+import dev.zaelimiter.Sleeper;
 import dev.zaelimiter.store.AcquireResult;
 import dev.zaelimiter.store.BucketDebit;
 import dev.zaelimiter.store.BucketKey;
@@ -13,6 +14,7 @@ import dev.zaelimiter.store.LimiterStore;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -78,6 +80,21 @@ public abstract class BookingContract extends StoreContractSupport {
 
         clock.advance(Duration.ofSeconds(20));
         assertThat(balanceMilli(one)).as("both slots have come").isZero();
+    }
+
+    @Test
+    void noBookingGoesFurtherAheadThanTheLimitTakesToFill() {
+        drain();
+        if (!booksAhead()) {
+            return;
+        }
+        BucketDebit one = debit(RPM, "rpm", 1);
+        long hour = Duration.ofHours(1).toMillis();
+        for (int slot = 1; slot <= 6; slot++) {
+            assertThat(book(one, hour).waitMillis()).isEqualTo(slot * 10_000L);
+        }
+        assertThat(book(one, hour).admitted()).as("70 s ahead: beyond the 60 s the limit takes to fill").isFalse();
+        assertThat(one.bookingHorizon(clock.millis(), hour)).isEqualTo(60_000);
     }
 
     @Test
@@ -156,14 +173,19 @@ public abstract class BookingContract extends StoreContractSupport {
             }
         };
         List<Duration> slept = Collections.synchronizedList(new ArrayList<>());
-        // the sleeper records the wait and returns at once, leaving the clock: both book while the first waits
-        RateLimiter first = RateLimiter.builder().store(counted).clock(clock).sleeper(slept::add).build();
-        RateLimiter second = RateLimiter.builder().store(counted).clock(clock).sleeper(slept::add).build();
+        Sleeper sleeper = d -> {
+            slept.add(d);
+            clock.advance(d);
+        };
+        RateLimiter first = RateLimiter.builder().store(counted).clock(clock).sleeper(sleeper).build();
+        RateLimiter second = RateLimiter.builder().store(counted).clock(clock).sleeper(sleeper).build();
         AcquireRequest patient = AcquireRequest.of("user-1", RESOURCE).consume("rpm", 1).priority(1)
                 .maxWait(Duration.ofSeconds(25));
         requests.set(0);
+        Instant asked = clock.instant();
 
         first.acquire(patient).close();
+        clock.set(asked);               // the second asks while the first waits (nothing was written since)
         second.acquire(patient).close();
 
         assertThat(slept).containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(20));

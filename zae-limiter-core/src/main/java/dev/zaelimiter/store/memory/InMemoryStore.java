@@ -153,24 +153,19 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         return result;
     }
 
-    /** The horizon within which {@code debit} may be booked: none unless it is {@linkplain BucketDebit#bookable}. */
-    private static long horizon(BucketDebit debit, long horizonMillis) {
-        return debit.bookable() ? horizonMillis : 0;
-    }
-
     /** {@link #tryAcquire(List, long, long)} of one bucket: its monitor alone, and one debited state when not overridden. */
     private static AcquireResult tryAcquire(Cell cell, BucketDebit debit, long now, long horizonMillis) {
         List<Limit> limits = debit.limits();
         BucketState state = CellTable.refilled(cell, debit, now);
-        boolean admitted = debit.countOnly()
-                || state.admitsWithin(limits, debit.amountsMilli(), horizon(debit, horizonMillis));
+        long horizon = debit.bookingHorizon(now, horizonMillis);
+        boolean admitted = debit.countOnly() || state.admitsWithin(limits, debit.amountsMilli(), horizon);
         long wait = 0;
         if (admitted) {
             BucketState debited = state.debited(limits, debit.amountsMilli(), debit.countOnly(), debit.leaseId());
             cell.store(debit.overridden() ? state.debitedKept(limits, debit.kept(), debit.amountsMilli(),
                     debit.countOnly(), debit.leaseId()) : debited, debit.kept());
             state = debited;
-            wait = horizonMillis > 0 ? debited.bookedWaitMillis(limits, debit.amountsMilli()) : 0;
+            wait = horizon > 0 ? debited.bookedWaitMillis(limits, debit.amountsMilli()) : 0;
         }
         return new AcquireResult(admitted, List.of(new BucketSnapshot(debit.key(), state)), wait);
     }
@@ -182,7 +177,8 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
         for (int i = 0; i < debits.size() && admitted; i++) {
             BucketDebit debit = debits.get(i);
             admitted = debit.countOnly()
-                    || refilled[i].admitsWithin(debit.limits(), debit.amountsMilli(), horizon(debit, horizonMillis));
+                    || refilled[i].admitsWithin(debit.limits(), debit.amountsMilli(),
+                            debit.bookingHorizon(now, horizonMillis));
         }
         List<BucketSnapshot> snapshots = new ArrayList<>(debits.size());
         long wait = 0;
@@ -193,7 +189,7 @@ public final class InMemoryStore implements LimiterStore, InPlaceBuckets {
                 locked[i].store(state.debitedKept(debit.limits(), debit.kept(), debit.amountsMilli(),
                         debit.countOnly(), debit.leaseId()), debit.kept());
                 state = state.debited(debit.limits(), debit.amountsMilli(), debit.countOnly(), debit.leaseId());
-                if (horizonMillis > 0) {
+                if (debit.bookingHorizon(now, horizonMillis) > 0) {
                     wait = Math.max(wait, state.bookedWaitMillis(debit.limits(), debit.amountsMilli()));
                 }
             }

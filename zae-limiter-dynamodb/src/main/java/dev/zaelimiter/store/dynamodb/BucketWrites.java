@@ -20,7 +20,6 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
-import java.math.BigInteger;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -90,29 +89,19 @@ final class BucketWrites {
     }
 
     /**
-     * How far ahead this store books {@code debit} when asked for {@code horizonMillis}: not at all when it is not
-     * {@linkplain BucketDebit#bookable bookable} or takes from a scheduled or reserving limit (whose refill one
-     * condition cannot follow), and never further than its fastest hard dripping limit takes to fill from empty,
-     * so that no limit owes more than about one capacity (the item's time to live and its life count on that).
+     * How far ahead this store books {@code debit} when asked for {@code horizonMillis}: as
+     * {@link BucketDebit#bookingHorizon} says (bookable, and never further than its fastest hard dripping limit takes
+     * to fill from empty: the item's time to live and its life count on that), and not at all when it takes from a
+     * scheduled or reserving limit, whose refill one condition cannot follow.
      */
     static long horizon(BucketDebit debit, long now, long horizonMillis) {
-        if (horizonMillis <= 0 || !debit.bookable()) {
-            return 0;
-        }
-        long horizon = horizonMillis;
         for (Limit limit : debit.limits()) {
-            if (limit.isSoft() || debit.amountsMilli().getOrDefault(limit.name(), 0L) <= 0) {
-                continue;
-            }
-            if (!limit.schedule().isEmpty() || limit.localReservations()) {
+            if (!limit.isSoft() && debit.amountsMilli().getOrDefault(limit.name(), 0L) > 0
+                    && (!limit.schedule().isEmpty() || limit.localReservations())) {
                 return 0;
             }
-            Limits.Parameters p = Limits.parametersAt(limit, now);
-            if (p.drips()) {
-                horizon = Math.min(horizon, ItemTimes.creditMillis(BigInteger.valueOf(p.capacityMilli()), p));
-            }
         }
-        return horizon;
+        return debit.bookingHorizon(now, horizonMillis);
     }
 
     /** The bucket of {@code debit} as this process last learned it, refilled to {@code now}; {@code null}: unknown. */
@@ -127,8 +116,8 @@ final class BucketWrites {
 
     /**
      * As {@link #acquireOne(BucketDebit, long)}, booking up to {@code horizon} ahead (as {@link #horizon} bounds
-     * it); a booking is refused locally only when the store surely could not book it
-     * ({@link KnownBuckets#bookingRefusal}), and never waits for a pause after a lost race.
+     * it). A booking always asks the store: what this process knows cannot see other processes' refunds, rollbacks
+     * and negative adjustments, and a waiter refused on it might give up for good.
      */
     Outcome acquireOne(BucketDebit debit, long now, long horizon) {
         String stamp = items.stamp(debit.kept());
@@ -136,13 +125,14 @@ final class BucketWrites {
         BucketState estimate = null;
         if (k != null) {
             estimate = k.estimate(debit.limits(), now);
-            BucketState refusal = horizon > 0 ? KnownBuckets.bookingRefusal(debit, k, estimate, now, horizon)
-                    : KnownBuckets.localRefusal(debit, k, estimate, now);
-            if (refusal != null) {
-                return new Outcome(false, refusal);
-            }
-            if (horizon == 0 && !known.claimProbe(debit, k, now)) {
-                return new Outcome(false, k.learned(debit.limits(), now));
+            if (horizon == 0) {
+                BucketState refusal = KnownBuckets.localRefusal(debit, k, estimate, now);
+                if (refusal != null) {
+                    return new Outcome(false, refusal);
+                }
+                if (!known.claimProbe(debit, k, now)) {
+                    return new Outcome(false, k.learned(debit.limits(), now));
+                }
             }
             now = estimate.lastRefillMillis();         // not before the last write this process knows of
         }

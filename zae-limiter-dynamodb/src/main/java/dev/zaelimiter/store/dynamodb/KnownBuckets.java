@@ -145,20 +145,6 @@ final class KnownBuckets {
         return null;
     }
 
-    /**
-     * The state to refuse a booking with ({@link BucketWrites#horizon}: one that may take the bucket into debt
-     * that its refill pays back within {@code horizonMillis}), without asking the store, or {@code null} to ask it:
-     * within {@link #TRUST_MILLIS} of learning the bucket, when even that plain estimate (what this process's calls
-     * in flight take counted as taken, nothing guessed of other processes) could not book it. Other processes can
-     * only have booked more since, so the store could not book it either; no pause or rival is counted, so that a
-     * waiter the store could book within its horizon is never refused here.
-     */
-    static BucketState bookingRefusal(BucketDebit debit, Known k, BucketState estimate, long now,
-            long horizonMillis) {
-        return refusable(debit) && now < k.learnedAt() + TRUST_MILLIS
-                && !estimate.admitsWithin(debit.limits(), debit.amountsMilli(), horizonMillis) ? estimate : null;
-    }
-
     /** Whether {@code debit} may be refused locally at all: hard, taking no slot, touching no scheduled limit. */
     private static boolean refusable(BucketDebit debit) {
         if (debit.countOnly() || debit.takesSlots() || !hardConsumption(debit)) {

@@ -1,6 +1,7 @@
 package dev.zaelimiter.store.dynamodb;
 
 import dev.zaelimiter.AcquireRequest;
+import dev.zaelimiter.Lease;
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.RateLimitExceededException;
 import dev.zaelimiter.RateLimiter;
@@ -8,6 +9,7 @@ import dev.zaelimiter.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +34,22 @@ class DynamoDbBookingTest {
     private RateLimiter process(RequestCounter counter) {
         DynamoDbStore store = DynamoDbTestStores.builder(getClass(), clock).namespace(namespace)
                 .client(Dynalite.get().client(counter)).build();
-        // the sleeper records each wait and returns at once: the clock stands still while others book
         return RateLimiter.builder().store(store).clock(clock).usageFlushInterval(Duration.ZERO)
-                .sleeper(slept::add).build();
+                .sleeper(d -> {
+                    slept.add(d);
+                    clock.advance(d);
+                }).build();
+    }
+
+    /**
+     * {@code process} admits {@code request}, the clock then set back to where it was: the next call asks while this
+     * one still waits for its slot (a waiter writes nothing while it waits).
+     */
+    private void admittedAsked(RateLimiter process, AcquireRequest request) {
+        Instant asked = clock.instant();
+        try (Lease lease = process.acquire(request)) {
+            clock.set(asked);
+        }
     }
 
     private static AcquireRequest waiter(Duration maxWait) {
@@ -51,10 +66,44 @@ class DynamoDbBookingTest {
         }
         counter.reset();
 
-        a.acquire(waiter(Duration.ofSeconds(15))).close();
+        admittedAsked(a, waiter(Duration.ofSeconds(15)));
 
         assertThat(slept).as("booked, not refused locally").containsExactly(Duration.ofSeconds(10));
         assertThat(counter.snapshot()).isEqualTo(Map.of("UpdateItem", 1L));
+    }
+
+    @Test
+    void aWaitBeyondTheFillTimeIsBookedOnceItHasShrunkToIt() {
+        RequestCounter counter = new RequestCounter();
+        RateLimiter a = process(counter);
+        a.admin().setResourceDefaults("reports", List.of(Limit.custom("rpm", 1, 1, Duration.ofSeconds(10))));
+        a.acquire("user-1", "reports", Map.of("rpm", 1L)).adjust("rpm", 1);     // a token in debt: 20 s
+
+        a.acquire(waiter(Duration.ofSeconds(30))).close();
+
+        // not booked beyond the 10 s the limit takes to fill: it looks again after 10 s (plus jitter), then books
+        assertThat(slept).hasSize(2);
+        assertThat(slept.get(0)).isBetween(Duration.ofSeconds(10), Duration.ofSeconds(11));
+        assertThat(slept.get(0).plus(slept.get(1))).isEqualTo(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void aWaiterAsksTheStoreRatherThanGiveUpOnWhatItsProcessLastSaw() {
+        RequestCounter counterA = new RequestCounter();
+        RequestCounter counterB = new RequestCounter();
+        RateLimiter a = process(counterA);
+        RateLimiter b = process(counterB);
+        a.admin().setResourceDefaults("reports", List.of(Limit.perMinute("rpm", 6)));
+        Lease all = a.acquire("user-1", "reports", Map.of("rpm", 6L));
+        assertThatThrownBy(() -> b.acquire("user-1", "reports", Map.of("rpm", 1L)))
+                .isInstanceOf(RateLimitExceededException.class);           // b has seen the bucket drained
+        all.rollback();                                                    // a gives the tokens back
+        counterB.reset();
+
+        b.acquire(waiter(Duration.ofSeconds(5))).close();                 // the next token, 10 s away, would not fit
+
+        assertThat(slept).as("admitted at once").isEmpty();
+        assertThat(counterB.snapshot()).as("asked the store").containsKey("UpdateItem");
     }
 
     @Test
@@ -67,12 +116,12 @@ class DynamoDbBookingTest {
         for (int i = 0; i < 6; i++) {
             a.acquire("user-1", "reports", Map.of("rpm", 1L)).close();
         }
-        b.acquire(waiter(Duration.ofMinutes(1))).close();       // b learns the bucket (its first guess is "full")
+        admittedAsked(b, waiter(Duration.ofMinutes(1)));       // b learns the bucket (its first guess is "full")
         counterA.reset();
         counterB.reset();
 
         for (int i = 0; i < 5; i++) {
-            (i % 2 == 0 ? a : b).acquire(waiter(Duration.ofMinutes(1))).close();
+            admittedAsked(i % 2 == 0 ? a : b, waiter(Duration.ofMinutes(1)));
         }
 
         assertThat(slept).containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(30),
