@@ -2,8 +2,8 @@ package dev.zaelimiter.store;
 
 import dev.zaelimiter.Limit;
 import dev.zaelimiter.internal.Limits;
+import dev.zaelimiter.internal.algorithm.BucketMath;
 
-import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 
@@ -91,11 +91,8 @@ public record BucketDebit(BucketKey key, List<Limit> limits, Map<String, Long> a
             }
             Limits.Parameters p = Limits.parametersAt(limit, now);
             if (p.drips()) {
-                BigInteger[] qr = BigInteger.valueOf(p.capacityMilli())
-                        .multiply(BigInteger.valueOf(p.refillPeriodMillis()))
-                        .divideAndRemainder(BigInteger.valueOf(p.refillAmountMilli()));
-                BigInteger fill = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
-                horizon = Math.min(horizon, fill.bitLength() < 63 ? fill.longValue() : Long.MAX_VALUE);
+                horizon = Math.min(horizon, BucketMath.multiplyDivideUp(p.capacityMilli(), p.refillPeriodMillis(),
+                        p.refillAmountMilli()));
             }
         }
         return horizon;

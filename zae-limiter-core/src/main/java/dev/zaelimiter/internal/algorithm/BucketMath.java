@@ -85,6 +85,18 @@ public final class BucketMath {
         return exact.bitLength() < 64 ? exact.longValue() : Long.MAX_VALUE;
     }
 
+    /** {@code ceil(a * b / divisor)}, as {@link #multiplyDivide}, saturating at {@code Long.MAX_VALUE}. */
+    public static long multiplyDivideUp(long a, long b, long divisor) {
+        long product = a * b;
+        if (Math.multiplyHigh(a, b) == 0 && product >= 0) {
+            return product / divisor + (product % divisor == 0 ? 0 : 1);
+        }
+        BigInteger[] qr = BigInteger.valueOf(a).multiply(BigInteger.valueOf(b))
+                .divideAndRemainder(BigInteger.valueOf(divisor));
+        BigInteger up = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
+        return up.bitLength() < 64 ? up.longValue() : Long.MAX_VALUE;
+    }
+
     /** Adds {@code delta} (either sign) to {@code balance}, saturating, and never above {@code capacity}. */
     public static long add(long balance, long delta, long capacity) {
         return Math.min(capacity, saturatedAdd(balance, delta));
